@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mwin - revocable RDMA memory windows over kernel-owned memory.
+ */
+#ifndef _UAPI_LINUX_MWIN_H
+#define _UAPI_LINUX_MWIN_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/**
+ * DOC: mwin uAPI
+ *
+ * /dev/mwin hands remote RDMA peers fine-grained, revocable access to
+ * memory owned by the kernel. Three kinds of object exist, each named by a
+ * positive 32-bit id that is never reused while the module is loaded:
+ *
+ *  - a *region*: zeroed, pinned kernel memory, mmap-able through /dev/mwin
+ *    at the offset returned by MWIN_REGION_CREATE;
+ *  - a *peer*: one RDMA CM connection accepted by the module; peers are
+ *    created by remote hosts, never by ioctl;
+ *  - a *window*: a byte range of a region with remote rights and an rkey,
+ *    usable only through its peer's connection.
+ *
+ * Every ioctl argument starts with ``__u32 size`` (the size of the struct
+ * as the caller knows it) and ``__u32 flags``. A caller built against an
+ * older header passes a smaller size: missing fields read as zero. A caller
+ * built against a newer header passes a larger size: the extra bytes must be
+ * zero, else the call fails with E2BIG. A size smaller than the first
+ * version of the struct fails with EINVAL. Unknown flags and non-zero
+ * reserved fields fail with EINVAL. Output fields are written back up to
+ * the caller's size.
+ *
+ * Errors common to all calls:
+ *
+ *  - ENOTTY: unknown command;
+ *  - EFAULT: the argument or an embedded pointer is not accessible;
+ *  - EINVAL: bad size, unknown flag, non-zero reserved field, bad value;
+ *  - E2BIG: the caller's struct is larger than the kernel's and its tail is
+ *    not zero;
+ *  - ENOENT: no object of that kind with that id;
+ *  - EPERM: the caller lacks CAP_SYS_ADMIN for a privileged operation.
+ *
+ * Errors of individual calls are listed with each struct.
+ */
+
+#define MWIN_ABI_VERSION	1
+#define MWIN_DEFAULT_PORT	18520
+
+/* Remote rights of a window. */
+#define MWIN_ACCESS_READ	(1U << 0)
+#define MWIN_ACCESS_WRITE	(1U << 1)
+#define MWIN_ACCESS_ATOMIC	(1U << 2)
+#define MWIN_ACCESS_ALL		(MWIN_ACCESS_READ | MWIN_ACCESS_WRITE | \
+				 MWIN_ACCESS_ATOMIC)
+
+/**
+ * define MWIN_CREATE_FD_OWNED - tie an object to the file descriptor
+ *
+ * Objects belong to the module by default and outlive the process that made
+ * them. With this flag the object is destroyed (its windows revoked) when
+ * the file descriptor that created it is closed.
+ */
+#define MWIN_CREATE_FD_OWNED	(1U << 0)
+
+/**
+ * define MWIN_GET_NEXT - list objects
+ *
+ * With this flag a GET call returns the object with the smallest id
+ * strictly greater than @id (0 starts the walk) and ENOENT past the last.
+ */
+#define MWIN_GET_NEXT		(1U << 0)
+
+/**
+ * struct mwin_dev_info - one RDMA device as mwin sees it
+ * @name: device name, NUL-terminated
+ * @index: kernel index of the device
+ * @max_pages: pages one window can map (max_fast_reg_page_list_len)
+ * @page_size_cap: page sizes the device can map, one bit per size
+ * @max_window_bytes: largest window on this device
+ * @caps: MWIN_DEV_CAP_* bits
+ * @nr_peers: peers connected through this device
+ * @__reserved: must be 0
+ */
+struct mwin_dev_info {
+	char name[64];
+	__u32 index;
+	__u32 max_pages;
+	__aligned_u64 page_size_cap;
+	__aligned_u64 max_window_bytes;
+	__u32 caps;
+	__u32 nr_peers;
+	__aligned_u64 __reserved;
+};
+
+#define MWIN_DEV_CAP_FAST_REG	(1U << 0)
+#define MWIN_DEV_CAP_ATOMIC	(1U << 1)
+
+/**
+ * struct mwin_info - MWIN_INFO: module version, limits and devices
+ * @size: sizeof(struct mwin_info)
+ * @flags: must be 0
+ * @abi_version: out, MWIN_ABI_VERSION of the module
+ * @port: out, RDMA CM port the module listens on
+ * @max_region_bytes: out, limit on the memory of all regions
+ * @region_bytes: out, memory held by regions now
+ * @max_windows: out, limit on windows
+ * @nr_windows: out, windows now
+ * @max_peers: out, limit on peers
+ * @nr_peers: out, peers now
+ * @nr_regions: out, regions now
+ * @nr_devs: in, entries @devs can hold; out, devices present (may be more)
+ * @devs: in, pointer to an array of struct mwin_dev_info, or 0
+ * @dev_info_size: in, sizeof(struct mwin_dev_info) as the caller knows it
+ * @__reserved: must be 0
+ */
+struct mwin_info {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_version;
+	__u32 port;
+	__aligned_u64 max_region_bytes;
+	__aligned_u64 region_bytes;
+	__u32 max_windows;
+	__u32 nr_windows;
+	__u32 max_peers;
+	__u32 nr_peers;
+	__u32 nr_regions;
+	__u32 nr_devs;
+	__aligned_u64 devs;
+	__u32 dev_info_size;
+	__u32 __reserved;
+};
+
+/**
+ * struct mwin_region_create - MWIN_REGION_CREATE: allocate a region
+ * @size: sizeof(struct mwin_region_create)
+ * @flags: MWIN_CREATE_FD_OWNED or 0
+ * @length: in, bytes; rounded up to whole pages; at most 4 GiB
+ * @id: out, region id
+ * @__reserved: must be 0
+ * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
+ *	the region's memory
+ *
+ * Errors: EINVAL (length 0 or over 4 GiB), ENOSPC (the module's region
+ * memory or object limit would be exceeded), ENOMEM.
+ */
+struct mwin_region_create {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 length;
+	__u32 id;
+	__u32 __reserved;
+	__aligned_u64 mmap_offset;
+};
+
+/* Destroy a region that still has windows, revoking them first. */
+#define MWIN_REGION_DESTROY_FORCE	(1U << 0)
+
+/**
+ * struct mwin_destroy - REGION_DESTROY, WINDOW_DESTROY, WINDOW_INVALIDATE,
+ *	PEER_DISCONNECT: act on one object
+ * @size: sizeof(struct mwin_destroy)
+ * @flags: MWIN_REGION_DESTROY_FORCE for REGION_DESTROY, else 0
+ * @id: object id
+ * @__reserved: must be 0
+ *
+ * Errors: ENOENT; EBUSY (REGION_DESTROY of a region with windows, without
+ * the force flag); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
+ * gone); EIO (the device failed the operation; the window is then unbound
+ * or broken); ETIMEDOUT (the device did not answer; the window is broken).
+ */
+struct mwin_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 __reserved;
+};
+
+/* Allow the window to overlap other windows of its region. */
+#define MWIN_WINDOW_OVERLAP	(1U << 1)
+
+/**
+ * struct mwin_window_bind - WINDOW_CREATE and WINDOW_REBIND
+ * @size: sizeof(struct mwin_window_bind)
+ * @flags: MWIN_WINDOW_OVERLAP, and for create MWIN_CREATE_FD_OWNED
+ * @id: create: out, new window id; rebind: in, window id
+ * @region: create: in, region id; rebind: must be 0 (a window stays in its
+ *	region)
+ * @peer: in, peer the window is granted to; for rebind 0 keeps the
+ *	current peer
+ * @access: in, MWIN_ACCESS_* rights, at least one
+ * @offset: in, first byte of the window in the region, any alignment
+ * @length: in, bytes, at least 1
+ * @rkey: out, the rkey the peer uses; valid once the call returns
+ * @__reserved: must be 0
+ * @iova: out, the remote address of the window's first byte (its offset
+ *	in the region)
+ *
+ * A rebind invalidates the current rkey before the new one is registered:
+ * when the call returns the old rkey is dead, whatever the result.
+ *
+ * Errors: ENOENT (region, peer or window); ERANGE (the range leaves the
+ * region); EBUSY (overlaps another window of the region, without
+ * MWIN_WINDOW_OVERLAP); E2BIG (larger than the device can map, see
+ * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone or
+ * a rebind with peer 0 of a window that has none); EOPNOTSUPP (the device
+ * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); ENOSPC
+ * (window limit); EIO; ETIMEDOUT.
+ */
+struct mwin_window_bind {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 region;
+	__u32 peer;
+	__u32 access;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__u32 rkey;
+	__u32 __reserved;
+	__aligned_u64 iova;
+};
+
+/**
+ * enum mwin_window_state - what a window's rkey can do
+ * @MWIN_WINDOW_BOUND: the rkey grants the window's rights to its peer
+ * @MWIN_WINDOW_INVALIDATED: invalidated locally or by the peer; the range,
+ *	rights and peer are kept for a rebind
+ * @MWIN_WINDOW_UNBOUND: the peer is gone; rebind names a new peer
+ * @MWIN_WINDOW_BROKEN: the device did not complete an operation in time;
+ *	the window is reclaimed when its peer's connection is torn down and
+ *	can only be destroyed
+ */
+enum mwin_window_state {
+	MWIN_WINDOW_BOUND = 1,
+	MWIN_WINDOW_INVALIDATED = 2,
+	MWIN_WINDOW_UNBOUND = 3,
+	MWIN_WINDOW_BROKEN = 4,
+};
+
+/**
+ * struct mwin_window_info - MWIN_WINDOW_GET: one window
+ * @size: sizeof(struct mwin_window_info)
+ * @flags: MWIN_GET_NEXT or 0
+ * @id: in, window id (or where to start with MWIN_GET_NEXT); out, its id
+ * @region: out, region id
+ * @peer: out, peer id, 0 when unbound
+ * @state: out, enum mwin_window_state
+ * @access: out, MWIN_ACCESS_* rights
+ * @rkey: out, current rkey (meaningful when bound)
+ * @offset: out, first byte in the region
+ * @length: out, bytes
+ * @iova: out, remote address of the first byte
+ * @binds: out, successful registrations
+ * @invalidations: out, local invalidations
+ * @remote_invalidations: out, invalidations by the peer
+ *	(Send-with-Invalidate)
+ * @wflags: out, MWIN_WINDOW_OVERLAP and MWIN_CREATE_FD_OWNED as created
+ * @__reserved: must be 0
+ */
+struct mwin_window_info {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 region;
+	__u32 peer;
+	__u32 state;
+	__u32 access;
+	__u32 rkey;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+	__aligned_u64 binds;
+	__aligned_u64 invalidations;
+	__aligned_u64 remote_invalidations;
+	__u32 wflags;
+	__u32 __reserved;
+};
+
+/**
+ * struct mwin_region_info - MWIN_REGION_GET: one region
+ * @size: sizeof(struct mwin_region_info)
+ * @flags: MWIN_GET_NEXT or 0
+ * @id: in/out, as for &struct mwin_window_info
+ * @nr_windows: out, windows cut from the region
+ * @length: out, bytes
+ * @mmap_offset: out, mmap() offset on /dev/mwin
+ * @rflags: out, MWIN_CREATE_FD_OWNED as created
+ * @__reserved: must be 0
+ */
+struct mwin_region_info {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 nr_windows;
+	__aligned_u64 length;
+	__aligned_u64 mmap_offset;
+	__u32 rflags;
+	__u32 __reserved;
+};
+
+/**
+ * enum mwin_peer_state - connection state of a peer
+ * @MWIN_PEER_CONNECTING: accepted, not yet established
+ * @MWIN_PEER_CONNECTED: established; windows can be granted
+ * @MWIN_PEER_CLOSING: being torn down; its windows are being unbound
+ */
+enum mwin_peer_state {
+	MWIN_PEER_CONNECTING = 1,
+	MWIN_PEER_CONNECTED = 2,
+	MWIN_PEER_CLOSING = 3,
+};
+
+/**
+ * struct mwin_peer_info - MWIN_PEER_GET: one peer
+ * @size: sizeof(struct mwin_peer_info)
+ * @flags: MWIN_GET_NEXT or 0
+ * @id: in/out, as for &struct mwin_window_info
+ * @state: out, enum mwin_peer_state
+ * @qpn: out, the module's QP number for this peer
+ * @nr_windows: out, windows granted to the peer
+ * @dev_name: out, RDMA device, NUL-terminated
+ * @addr: out, the peer's address, a struct sockaddr_in or sockaddr_in6
+ * @msgs_sent: out, grant and revoke messages sent
+ * @msgs_received: out, messages received from the peer
+ * @remote_invalidations: out, windows the peer invalidated
+ * @rejected_invalidations: out, Send-with-Invalidate naming an rkey that
+ *	is not the peer's (the peer is disconnected for it)
+ */
+struct mwin_peer_info {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 state;
+	__u32 qpn;
+	__u32 nr_windows;
+	char dev_name[64];
+	__u8 addr[128];
+	__aligned_u64 msgs_sent;
+	__aligned_u64 msgs_received;
+	__aligned_u64 remote_invalidations;
+	__aligned_u64 rejected_invalidations;
+};
+
+#define MWIN_IOCTL_MAGIC	0xEA
+
+enum {
+	MWIN_CMD_INFO = 0x00,
+	MWIN_CMD_REGION_CREATE,
+	MWIN_CMD_REGION_DESTROY,
+	MWIN_CMD_REGION_GET,
+	MWIN_CMD_WINDOW_CREATE,
+	MWIN_CMD_WINDOW_REBIND,
+	MWIN_CMD_WINDOW_INVALIDATE,
+	MWIN_CMD_WINDOW_DESTROY,
+	MWIN_CMD_WINDOW_GET,
+	MWIN_CMD_PEER_GET,
+	MWIN_CMD_PEER_DISCONNECT,
+};
+
+/*
+ * Commands 0x00-0x1f of magic 0xEA. The size encoded in the number is that
+ * of the first version of each struct; the module dispatches on the command
+ * number alone and reads the real size from the struct's first field, so
+ * that structs can grow.
+ */
+#define MWIN_INFO		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_INFO, \
+				     struct mwin_info)
+#define MWIN_REGION_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_CREATE, \
+				     struct mwin_region_create)
+#define MWIN_REGION_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_DESTROY, \
+				     struct mwin_destroy)
+#define MWIN_REGION_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_GET, \
+				     struct mwin_region_info)
+#define MWIN_WINDOW_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_CREATE, \
+				     struct mwin_window_bind)
+#define MWIN_WINDOW_REBIND	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_REBIND, \
+				     struct mwin_window_bind)
+#define MWIN_WINDOW_INVALIDATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_INVALIDATE, \
+				     struct mwin_destroy)
+#define MWIN_WINDOW_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_DESTROY, \
+				     struct mwin_destroy)
+#define MWIN_WINDOW_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_GET, \
+				     struct mwin_window_info)
+#define MWIN_PEER_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_GET, \
+				     struct mwin_peer_info)
+#define MWIN_PEER_DISCONNECT	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_DISCONNECT, \
+				     struct mwin_destroy)
+
+/**
+ * DOC: wire protocol
+ *
+ * A peer connects with RDMA CM (RC, port MWIN_DEFAULT_PORT unless the
+ * module's ``port`` parameter says otherwise) and puts a struct
+ * mwin_wire_hello in the connect private data. The module accepts with a
+ * struct mwin_wire_accept that tells the peer its id, or rejects with a
+ * struct mwin_wire_hello carrying its own version when the magic or version
+ * is wrong. The peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
+ * sizeof(struct mwin_wire_msg) bytes posted: the module SENDs one
+ * struct mwin_wire_msg per grant and per revoke, in the order the changes
+ * happened. A revoke is sent only after the rkey is dead. The peer may
+ * hand a window back with Send-with-Invalidate of its rkey, with or without
+ * payload of at most sizeof(struct mwin_wire_msg) bytes. All integers are
+ * little-endian.
+ */
+#define MWIN_WIRE_MAGIC		0x4e49574dU	/* "MWIN" in memory */
+#define MWIN_WIRE_VERSION	1
+#define MWIN_WIRE_RECV_DEPTH	64
+
+/**
+ * struct mwin_wire_hello - connect private data from the peer
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION
+ * @__reserved: must be 0
+ */
+struct mwin_wire_hello {
+	__le32 magic;
+	__u8 version;
+	__u8 __reserved[3];
+};
+
+/**
+ * struct mwin_wire_accept - accept private data from the module
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION
+ * @__reserved: 0
+ * @peer: the peer's id on the module's host
+ */
+struct mwin_wire_accept {
+	__le32 magic;
+	__u8 version;
+	__u8 __reserved[3];
+	__le32 peer;
+};
+
+enum mwin_wire_type {
+	MWIN_WIRE_GRANT = 1,
+	MWIN_WIRE_REVOKE = 2,
+};
+
+/**
+ * enum mwin_wire_reason - why a revoke was sent
+ * @MWIN_REVOKE_INVALIDATE: WINDOW_INVALIDATE
+ * @MWIN_REVOKE_REBIND: WINDOW_REBIND (a grant follows unless it failed)
+ * @MWIN_REVOKE_DESTROY: WINDOW_DESTROY or its region was force-destroyed
+ * @MWIN_REVOKE_REMOTE: another peer invalidated this rkey; the module
+ *	disconnected that peer
+ * @MWIN_REVOKE_ERROR: the device failed an operation on the window
+ */
+enum mwin_wire_reason {
+	MWIN_REVOKE_INVALIDATE = 1,
+	MWIN_REVOKE_REBIND = 2,
+	MWIN_REVOKE_DESTROY = 3,
+	MWIN_REVOKE_REMOTE = 4,
+	MWIN_REVOKE_ERROR = 5,
+};
+
+/**
+ * struct mwin_wire_msg - a grant or revoke, module to peer
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION
+ * @type: enum mwin_wire_type
+ * @access: grant: MWIN_ACCESS_* rights; revoke: enum mwin_wire_reason
+ * @seq: message number on this connection, from 1, no gaps
+ * @window: window id
+ * @rkey: the rkey granted or revoked
+ * @iova: remote address of the window's first byte
+ * @length: window bytes
+ * @__reserved: 0
+ */
+struct mwin_wire_msg {
+	__le32 magic;
+	__u8 version;
+	__u8 type;
+	__le16 access;
+	__le32 seq;
+	__le32 window;
+	__le32 rkey;
+	__le32 __reserved0;
+	__le64 iova;
+	__le64 length;
+	__le64 __reserved[3];
+};
+
+#endif /* _UAPI_LINUX_MWIN_H */
