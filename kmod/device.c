@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA devices: the ib_client that follows devices as they come and go.
+ *
+ * On removal every peer on the device is torn down (windows unbound, MRs
+ * deregistered, QPs destroyed) before regions are unmapped from it. This
+ * client registers after rdma_cm, so its remove callback runs before the
+ * CM's: the peers' CM ids are gone by the time the CM looks for them.
+ */
+#include <linux/slab.h>
+
+#include "mwin.h"
+
+DEFINE_MUTEX(mwin_devs_lock);
+LIST_HEAD(mwin_devs);
+
+u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev)
+{
+	return (u64)dev->max_pages << PAGE_SHIFT;
+}
+
+static int mwin_add_one(struct ib_device *ibdev)
+{
+	struct ib_device_attr *attrs = &ibdev->attrs;
+	struct mwin_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	spin_lock_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->peers);
+	xa_init(&dev->mr_windows);
+	dev->fast_reg = attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS &&
+			attrs->max_fast_reg_page_list_len;
+	/* rxe does not enforce its limit; real hardware does: keep to it. */
+	dev->max_pages = attrs->max_fast_reg_page_list_len;
+	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
+
+	mutex_lock(&mwin_devs_lock);
+	list_add_tail(&dev->node, &mwin_devs);
+	mutex_unlock(&mwin_devs_lock);
+	ib_set_client_data(ibdev, &mwin_client, dev);
+
+	dev_info(&ibdev->dev, "mwin: added: fast registration %s, %u pages per window, atomics %s\n",
+		 dev->fast_reg ? "yes" : "no", dev->max_pages,
+		 dev->atomic ? "yes" : "no");
+	return 0;
+}
+
+static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct mwin_dev *dev = client_data;
+	struct mwin_peer *p;
+
+	mutex_lock(&mwin_devs_lock);
+	spin_lock(&dev->lock);
+	dev->dying = true;
+	spin_unlock(&dev->lock);
+	mutex_unlock(&mwin_devs_lock);
+
+	for (;;) {
+		spin_lock(&dev->lock);
+		p = list_first_entry_or_null(&dev->peers, struct mwin_peer,
+					     dev_node);
+		if (p)
+			kref_get(&p->kref);
+		spin_unlock(&dev->lock);
+		if (!p)
+			break;
+		peer_kill_sync(p);
+		peer_put(p);
+	}
+
+	mutex_lock(&mwin_devs_lock);
+	list_del(&dev->node);
+	region_unmap_dev_all(dev);
+	mutex_unlock(&mwin_devs_lock);
+
+	WARN_ON(!xa_empty(&dev->mr_windows));
+	xa_destroy(&dev->mr_windows);
+	dev_info(&ibdev->dev, "mwin: removed\n");
+	kfree(dev);
+}
+
+struct ib_client mwin_client = {
+	.name = "mwin",
+	.add = mwin_add_one,
+	.remove = mwin_remove_one,
+};

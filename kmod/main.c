@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mwin: revocable RDMA memory windows over kernel-owned memory.
+ *
+ * Module parameters, the misc device and module load and unload.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "mwin.h"
+
+unsigned short mwin_port = MWIN_DEFAULT_PORT;
+module_param_named(port, mwin_port, ushort, 0444);
+MODULE_PARM_DESC(port, "RDMA CM port peers connect to");
+
+unsigned long mwin_max_region_mb = 4096;
+module_param_named(max_region_mb, mwin_max_region_mb, ulong, 0644);
+MODULE_PARM_DESC(max_region_mb, "Memory all regions may hold, in MiB");
+
+unsigned int mwin_max_windows = 131072;
+module_param_named(max_windows, mwin_max_windows, uint, 0644);
+MODULE_PARM_DESC(max_windows, "Windows that may exist at once");
+
+unsigned int mwin_max_peers = 256;
+module_param_named(max_peers, mwin_max_peers, uint, 0644);
+MODULE_PARM_DESC(max_peers, "Peers that may be connected at once");
+
+unsigned int mwin_op_timeout_ms = 10000;
+module_param_named(op_timeout_ms, mwin_op_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(op_timeout_ms,
+		 "How long to wait for the device to complete a window operation");
+
+DEFINE_XARRAY_ALLOC1(mwin_regions);
+DEFINE_XARRAY_ALLOC1(mwin_windows);
+DEFINE_XARRAY_ALLOC1(mwin_peers);
+atomic64_t mwin_region_bytes;
+atomic_t mwin_nr_windows;
+atomic_t mwin_nr_peers;
+struct workqueue_struct *mwin_wq;
+
+long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/*
+ * Give @entry an id. Ids grow: one is not reused while the module is loaded
+ * (until 2^32 allocations wrap), so a stale id names nothing.
+ */
+int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next)
+{
+	int ret = xa_alloc_cyclic(xa, id, entry, xa_limit_32b, next,
+				  GFP_KERNEL);
+
+	if (ret == -EBUSY)
+		return -ENOSPC;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Find an object by id, or with @next the first one after *@id, and take a
+ * reference on it. Objects are freed after an RCU grace period, so one seen
+ * under rcu_read_lock() may be tried with kref_get_unless_zero(); one whose
+ * count already dropped to zero is on its way out and is skipped.
+ */
+void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
+		    struct kref *(*kref_of)(void *obj))
+{
+	unsigned long index = *id;
+	void *obj;
+
+	rcu_read_lock();
+	for (;;) {
+		if (next)
+			obj = xa_find_after(xa, &index, U32_MAX, XA_PRESENT);
+		else
+			obj = xa_load(xa, index);
+		if (!obj || kref_get_unless_zero(kref_of(obj)))
+			break;
+		if (!next) {
+			obj = NULL;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (obj)
+		*id = index;
+	return obj;
+}
+
+static int mwin_open(struct inode *inode, struct file *file)
+{
+	struct mwin_file *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	file->private_data = f;
+	return 0;
+}
+
+static int mwin_release(struct inode *inode, struct file *file)
+{
+	struct mwin_file *f = file->private_data;
+
+	if (f->owns_objects) {
+		window_release_owned(f);
+		region_release_owned(f);
+	}
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations mwin_fops = {
+	.owner = THIS_MODULE,
+	.open = mwin_open,
+	.release = mwin_release,
+	.unlocked_ioctl = mwin_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = mwin_mmap,
+};
+
+static struct miscdevice mwin_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "mwin",
+	.fops = &mwin_fops,
+	.mode = 0600,
+};
+
+static void mwin_destroy_all(void)
+{
+	struct mwin_window *w;
+	unsigned long id;
+
+	xa_for_each(&mwin_windows, id, w)
+		window_destroy(id);
+	xa_for_each(&mwin_regions, id, w)
+		region_destroy(id, MWIN_REGION_DESTROY_FORCE);
+}
+
+static int __init mwin_init(void)
+{
+	int ret;
+
+	mwin_wq = alloc_workqueue("mwin", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!mwin_wq)
+		return -ENOMEM;
+
+	ret = ib_register_client(&mwin_client);
+	if (ret)
+		goto err_wq;
+
+	ret = peer_listen();
+	if (ret)
+		goto err_client;
+
+	ret = misc_register(&mwin_misc);
+	if (ret)
+		goto err_listen;
+
+	pr_info("mwin: ABI %u, listening on port %u\n", MWIN_ABI_VERSION,
+		mwin_port);
+	return 0;
+
+err_listen:
+	peer_stop_listen();
+err_client:
+	ib_unregister_client(&mwin_client);
+err_wq:
+	destroy_workqueue(mwin_wq);
+	return ret;
+}
+
+/*
+ * The misc device goes first: open files hold the module, so no ioctl runs
+ * past this point. Then no new peers, then every peer is torn down with its
+ * device, and what is left (unbound windows, regions) is destroyed.
+ */
+static void __exit mwin_exit(void)
+{
+	misc_deregister(&mwin_misc);
+	peer_stop_listen();
+	ib_unregister_client(&mwin_client);
+	mwin_destroy_all();
+	destroy_workqueue(mwin_wq);
+	WARN_ON(!xa_empty(&mwin_peers));
+	pr_info("mwin: unloaded\n");
+}
+
+module_init(mwin_init);
+module_exit(mwin_exit);
+
+MODULE_DESCRIPTION("Revocable RDMA memory windows over kernel-owned memory");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mwin private header: objects, their states and the lock order.
+ *
+ * Objects
+ *   region  pinned pages; DMA-mapped once per RDMA device, lazily
+ *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
+ *   window  a range of a region granted to one peer through a
+ *           fast-registration MR allocated from that peer's PD
+ *
+ * References
+ *   - the id xarrays hold one reference on each published object;
+ *   - a window holds its region, and its peer while attached to it;
+ *   - a peer's window list holds a reference on each window in it;
+ *   - an mmap of a region holds the region.
+ *
+ * Lock order (outer first)
+ *   window->lock                   one operation on a window at a time;
+ *                                  held across the wait for a completion
+ *   mwin_devs_lock                 device list; creating and removing a
+ *                                  region's DMA map for a device
+ *   region->lock                   window tree, DMA maps
+ *   peer->send_lock                message sequence and send slots
+ *   peer->lock (spinlock)          peer state and window list
+ * No global lock is held while waiting for the device.
+ *
+ * Window states (enum mwin_window_state in the uAPI)
+ *
+ *   create --REG_MR ok--> BOUND --LOCAL_INV ok / peer Send-with-Inv-->
+ *   INVALIDATED --rebind: REG_MR ok--> BOUND
+ *   BOUND|INVALIDATED --peer gone, QP error--> UNBOUND (MR deregistered)
+ *   UNBOUND --rebind with a peer--> BOUND
+ *   any --completion timed out--> BROKEN (MR kept until the peer's QP is
+ *   drained, then UNBOUND)
+ */
+#ifndef _MWIN_H
+#define _MWIN_H
+
+#include <linux/interval_tree_generic.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../uapi/linux/mwin.h"
+
+#define MWIN_REGION_MAX_BYTES	(1ULL << 32)
+/* mmap offset of a region: its id in the high 32 bits. */
+#define MWIN_MMAP_SHIFT		32
+#define MWIN_KEYS		256
+#define MWIN_SEND_DEPTH		32
+/* Window operations in flight on one QP: bounds the send queue. */
+#define MWIN_OPS_DEPTH		64
+
+/* Module parameters. */
+extern unsigned short mwin_port;
+extern unsigned long mwin_max_region_mb;
+extern unsigned int mwin_max_windows;
+extern unsigned int mwin_max_peers;
+extern unsigned int mwin_op_timeout_ms;
+
+/* Published objects, by id. */
+extern struct xarray mwin_regions;
+extern struct xarray mwin_windows;
+extern struct xarray mwin_peers;
+extern atomic64_t mwin_region_bytes;
+extern atomic_t mwin_nr_windows;
+extern atomic_t mwin_nr_peers;
+extern struct workqueue_struct *mwin_wq;
+
+int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
+void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
+		    struct kref *(*kref_of)(void *obj));
+
+/* Per open file: the owner of MWIN_CREATE_FD_OWNED objects. */
+struct mwin_file {
+	bool owns_objects;
+};
+
+/**
+ * struct mwin_dev - one RDMA device, from the ib_client add callback
+ * @ibdev: the device
+ * @node: in mwin_devs, under mwin_devs_lock
+ * @peers: peers on this device, under @lock
+ * @lock: protects @peers, @nr_peers and @dying
+ * @dying: the remove callback runs: no new peers
+ * @nr_peers: length of @peers
+ * @max_pages: pages one MR can map, clamped to what the device advertises
+ * @fast_reg: the device supports IB_WR_REG_MR
+ * @atomic: the device supports remote atomics
+ * @mr_windows: windows by MR index (rkey >> 8), to check remote
+ *	invalidations
+ */
+struct mwin_dev {
+	struct ib_device *ibdev;
+	struct list_head node;
+	struct list_head peers;
+	spinlock_t lock;
+	bool dying;
+	unsigned int nr_peers;
+	u32 max_pages;
+	bool fast_reg;
+	bool atomic;
+	struct xarray mr_windows;
+};
+
+/**
+ * struct mwin_region_map - a region's pages as one device sees them
+ * @node: in region->maps
+ * @dev: the device
+ * @dma: one DMA address per page
+ */
+struct mwin_region_map {
+	struct list_head node;
+	struct mwin_dev *dev;
+	dma_addr_t dma[];
+};
+
+struct mwin_region {
+	u32 id;
+	struct rcu_head rcu;
+	u32 flags;
+	struct kref kref;
+	struct mwin_file *owner;
+	u64 length;
+	unsigned long npages;
+	struct page **pages;
+	struct mutex lock;
+	bool dead;
+	struct rb_root_cached windows;
+	unsigned int nr_windows;
+	struct list_head maps;
+};
+
+struct mwin_peer {
+	u32 id;
+	struct rcu_head rcu;
+	struct kref kref;
+	struct mwin_dev *dev;
+	struct rdma_cm_id *cm_id;
+	struct ib_pd *pd;
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
+	struct ib_qp *qp;
+	u32 qpn;
+	char dev_name[IB_DEVICE_NAME_MAX];
+	struct sockaddr_storage addr;
+	struct list_head dev_node;
+
+	spinlock_t lock;
+	enum mwin_peer_state state;
+	struct list_head windows;
+	unsigned int nr_windows;
+
+	struct work_struct teardown_work;
+	unsigned long flags;
+#define MWIN_PEER_KILLED	0
+
+	struct semaphore ops;
+
+	struct mutex send_lock;
+	u32 seq;
+	atomic_t sends_inflight;
+	wait_queue_head_t send_wait;
+	struct mwin_wire_msg *send_msgs;
+	u64 send_dma;
+	struct ib_cqe send_cqe;
+
+	struct mwin_recv *recvs;
+	struct mwin_wire_msg *recv_msgs;
+	u64 recv_dma;
+
+	atomic64_t msgs_sent;
+	atomic64_t msgs_received;
+	atomic64_t remote_invalidations;
+	atomic64_t rejected_invalidations;
+};
+
+struct mwin_recv {
+	struct ib_cqe cqe;
+	struct mwin_peer *peer;
+	unsigned int index;
+};
+
+/* A window's node in its region's interval tree: [start, last] bytes. */
+struct mwin_range {
+	struct rb_node rb;
+	u64 start;
+	u64 last;
+	u64 subtree_last;
+};
+
+struct mwin_window {
+	u32 id;
+	struct rcu_head rcu;
+	u32 flags;
+	struct kref kref;
+	struct mwin_file *owner;
+	struct mutex lock;
+	bool dead;
+
+	struct mwin_region *region;
+	struct mwin_range range;
+	u32 access;
+	enum mwin_window_state state;
+
+	struct mwin_peer *peer;
+	struct list_head peer_node;
+
+	/* fast-registration MR on peer->pd; NULL when unbound */
+	struct ib_mr *mr;
+	u32 mr_pages;
+	u32 rkey;
+	DECLARE_BITMAP(keys_used, MWIN_KEYS);
+	struct scatterlist *sgl;
+	u32 sgl_cap;
+
+	/* the operation in flight, under @lock */
+	struct ib_cqe inv_cqe;
+	struct ib_cqe reg_cqe;
+	struct completion done;
+	int wc_status;
+
+	u64 binds;
+	u64 invalidations;
+	u64 remote_invalidations;
+};
+
+static inline u64 window_offset(const struct mwin_window *w)
+{
+	return w->range.start;
+}
+
+static inline u64 window_length(const struct mwin_window *w)
+{
+	return w->range.last - w->range.start + 1;
+}
+
+/* device.c */
+extern struct ib_client mwin_client;
+extern struct mutex mwin_devs_lock;
+extern struct list_head mwin_devs;
+u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev);
+
+/* region.c */
+int region_create(struct mwin_file *f, struct mwin_region_create *arg);
+int region_destroy(u32 id, u32 flags);
+struct mwin_region *region_get(u32 id);
+void region_put(struct mwin_region *r);
+int region_get_info(struct mwin_region_info *info);
+u32 region_count(void);
+const dma_addr_t *region_map_dev(struct mwin_region *r, struct mwin_dev *dev);
+void region_unmap_dev_all(struct mwin_dev *dev);
+int region_insert_range(struct mwin_region *r, struct mwin_range *range,
+			bool overlap);
+int region_move_range(struct mwin_region *r, struct mwin_range *range,
+		      u64 start, u64 last, bool overlap);
+void region_remove_range(struct mwin_region *r, struct mwin_range *range);
+int mwin_mmap(struct file *file, struct vm_area_struct *vma);
+void region_release_owned(struct mwin_file *f);
+
+/* window.c */
+int window_create(struct mwin_file *f, struct mwin_window_bind *arg);
+int window_rebind(struct mwin_window_bind *arg);
+int window_invalidate(u32 id);
+int window_destroy(u32 id);
+int window_get_info(struct mwin_window_info *info);
+void window_put(struct mwin_window *w);
+void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
+void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
+void window_release_owned(struct mwin_file *f);
+
+/* verbs.c */
+void verbs_init_window(struct mwin_window *w);
+int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages);
+void verbs_free_mr(struct mwin_window *w);
+int verbs_map_mr(struct mwin_window *w, const dma_addr_t *dma);
+int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
+		    u32 access);
+
+/* peer.c */
+int peer_listen(void);
+void peer_stop_listen(void);
+struct mwin_peer *peer_get(u32 id);
+void peer_put(struct mwin_peer *p);
+void peer_kill(struct mwin_peer *p);
+void peer_kill_sync(struct mwin_peer *p);
+int peer_disconnect(u32 id);
+int peer_fill_info(struct mwin_peer_info *info);
+void peer_send_grant(struct mwin_peer *p, struct mwin_window *w);
+void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
+		     enum mwin_wire_reason reason);
+
+#endif /* _MWIN_H */

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Peers: the RDMA CM listener, one PD, two CQs and an RC QP per accepted
+ * connection, grant and revoke messages, and teardown.
+ *
+ * Sends (window operations and messages) complete on a softirq-polled CQ,
+ * the fastest wake-up for a waiting caller. Receives complete on a
+ * workqueue-polled CQ, because a remote invalidation takes window->lock.
+ *
+ * A peer is torn down once, by peer_kill(), from whichever notices first:
+ * the CM (disconnect, device removal), a failed or flushed receive (rxe
+ * moves the QP to error silently after a bad remote access), a failed
+ * window operation, PEER_DISCONNECT, device removal or unload.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+
+#include "mwin.h"
+
+static u32 peer_next_id;
+
+#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1)
+#define MWIN_RQ_DEPTH	(MWIN_WIRE_RECV_DEPTH + 1)
+
+static struct rdma_cm_id *mwin_listen_id;
+
+static struct kref *peer_kref(void *obj)
+{
+	return &((struct mwin_peer *)obj)->kref;
+}
+
+struct mwin_peer *peer_get(u32 id)
+{
+	return mwin_find_get(&mwin_peers, &id, false, peer_kref);
+}
+
+static void peer_release(struct kref *kref)
+{
+	struct mwin_peer *p = container_of(kref, struct mwin_peer, kref);
+
+	kfree_rcu(p, rcu);
+}
+
+void peer_put(struct mwin_peer *p)
+{
+	kref_put(&p->kref, peer_release);
+}
+
+void peer_kill(struct mwin_peer *p)
+{
+	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags))
+		queue_work(mwin_wq, &p->teardown_work);
+}
+
+/* Caller holds a reference on @p. */
+void peer_kill_sync(struct mwin_peer *p)
+{
+	peer_kill(p);
+	flush_work(&p->teardown_work);
+}
+
+/* Messages */
+
+static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_peer *p =
+		container_of(wc->wr_cqe, struct mwin_peer, send_cqe);
+
+	atomic_dec(&p->sends_inflight);
+	wake_up(&p->send_wait);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
+					    p->id, ib_wc_status_msg(wc->status));
+		peer_kill(p);
+	}
+}
+
+/*
+ * Post one message. Messages go out in the order they are posted, one
+ * sequence number each. A peer that does not take them (no receives posted)
+ * stalls its sends: after op_timeout_ms it is disconnected.
+ */
+static void peer_post_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	u32 slot;
+
+	mutex_lock(&p->send_lock);
+	if (test_bit(MWIN_PEER_KILLED, &p->flags))
+		goto out;
+	if (!wait_event_timeout(p->send_wait,
+				atomic_read(&p->sends_inflight) < MWIN_SEND_DEPTH,
+				msecs_to_jiffies(mwin_op_timeout_ms))) {
+		pr_info_ratelimited("mwin: peer %u takes no messages: disconnecting it\n",
+				    p->id);
+		peer_kill(p);
+		goto out;
+	}
+	slot = ++p->seq % MWIN_SEND_DEPTH;
+	p->send_msgs[slot] = *m;
+	p->send_msgs[slot].seq = cpu_to_le32(p->seq);
+	sge.addr = p->send_dma + slot * sizeof(*m);
+	sge.length = sizeof(*m);
+	sge.lkey = p->pd->local_dma_lkey;
+	ib_dma_sync_single_for_device(ibdev, sge.addr, sge.length,
+				      DMA_TO_DEVICE);
+	wr.wr_cqe = &p->send_cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	atomic_inc(&p->sends_inflight);
+	if (ib_post_send(p->qp, &wr, NULL)) {
+		atomic_dec(&p->sends_inflight);
+		peer_kill(p);
+		goto out;
+	}
+	atomic64_inc(&p->msgs_sent);
+out:
+	mutex_unlock(&p->send_lock);
+}
+
+static void peer_msg_init(struct mwin_wire_msg *m, u8 type, u32 window,
+			  u32 rkey)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = cpu_to_le32(MWIN_WIRE_MAGIC);
+	m->version = MWIN_WIRE_VERSION;
+	m->type = type;
+	m->window = cpu_to_le32(window);
+	m->rkey = cpu_to_le32(rkey);
+}
+
+void peer_send_grant(struct mwin_peer *p, struct mwin_window *w)
+{
+	struct mwin_wire_msg m;
+
+	peer_msg_init(&m, MWIN_WIRE_GRANT, w->id, w->rkey);
+	m.access = cpu_to_le16(w->access);
+	m.iova = cpu_to_le64(window_offset(w));
+	m.length = cpu_to_le64(window_length(w));
+	peer_post_msg(p, &m);
+}
+
+void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
+		      enum mwin_wire_reason reason)
+{
+	struct mwin_wire_msg m;
+
+	peer_msg_init(&m, MWIN_WIRE_REVOKE, window, rkey);
+	m.access = cpu_to_le16(reason);
+	peer_post_msg(p, &m);
+}
+
+/* Receives */
+
+static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
+{
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	sge.addr = p->recv_dma + r->index * sizeof(struct mwin_wire_msg);
+	sge.length = sizeof(struct mwin_wire_msg);
+	sge.lkey = p->pd->local_dma_lkey;
+	wr.wr_cqe = &r->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_recv(p->qp, &wr, NULL);
+}
+
+/*
+ * The payload of a peer's message carries nothing the module acts on; only
+ * the invalidation a Send-with-Invalidate performed does.
+ */
+static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_recv *r = container_of(wc->wr_cqe, struct mwin_recv, cqe);
+	struct mwin_peer *p = r->peer;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("mwin: peer %u: receive failed: %s\n",
+					    p->id, ib_wc_status_msg(wc->status));
+		peer_kill(p);
+		return;
+	}
+	atomic64_inc(&p->msgs_received);
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		window_remote_invalidate(p, wc->ex.invalidate_rkey);
+	if (peer_post_recv(p, r))
+		peer_kill(p);
+}
+
+/* Setup and teardown */
+
+static void peer_free_bufs(struct mwin_peer *p)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+
+	if (p->send_dma)
+		ib_dma_unmap_single(ibdev, p->send_dma,
+				    MWIN_SEND_DEPTH * sizeof(*p->send_msgs),
+				    DMA_TO_DEVICE);
+	if (p->recv_dma)
+		ib_dma_unmap_single(ibdev, p->recv_dma,
+				    MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs),
+				    DMA_FROM_DEVICE);
+	kfree(p->send_msgs);
+	kfree(p->recv_msgs);
+	kfree(p->recvs);
+}
+
+static int peer_alloc_bufs(struct mwin_peer *p)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+	size_t send_size = MWIN_SEND_DEPTH * sizeof(*p->send_msgs);
+	size_t recv_size = MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs);
+	u64 dma;
+
+	p->send_msgs = kzalloc(send_size, GFP_KERNEL);
+	p->recv_msgs = kzalloc(recv_size, GFP_KERNEL);
+	p->recvs = kcalloc(MWIN_WIRE_RECV_DEPTH, sizeof(*p->recvs),
+			   GFP_KERNEL);
+	if (!p->send_msgs || !p->recv_msgs || !p->recvs)
+		return -ENOMEM;
+
+	dma = ib_dma_map_single(ibdev, p->send_msgs, send_size, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dma))
+		return -ENOMEM;
+	p->send_dma = dma;
+	dma = ib_dma_map_single(ibdev, p->recv_msgs, recv_size,
+				DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dma))
+		return -ENOMEM;
+	p->recv_dma = dma;
+	return 0;
+}
+
+static int peer_create_qp(struct mwin_peer *p)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+	struct ib_qp_init_attr attr = {};
+	unsigned int i;
+	int ret;
+
+	p->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(p->pd))
+		return PTR_ERR(p->pd);
+	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(p->send_cq))
+		return PTR_ERR(p->send_cq);
+	p->recv_cq = ib_alloc_cq(ibdev, p, MWIN_RQ_DEPTH, 0,
+				 IB_POLL_WORKQUEUE);
+	if (IS_ERR(p->recv_cq))
+		return PTR_ERR(p->recv_cq);
+
+	attr.qp_type = IB_QPT_RC;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.send_cq = p->send_cq;
+	attr.recv_cq = p->recv_cq;
+	attr.cap.max_send_wr = MWIN_SQ_DEPTH;
+	attr.cap.max_recv_wr = MWIN_RQ_DEPTH;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(p->cm_id, p->pd, &attr);
+	if (ret)
+		return ret;
+	p->qp = p->cm_id->qp;
+	p->qpn = p->qp->qp_num;
+
+	ret = peer_alloc_bufs(p);
+	if (ret)
+		return ret;
+	for (i = 0; i < MWIN_WIRE_RECV_DEPTH; i++) {
+		p->recvs[i].peer = p;
+		p->recvs[i].index = i;
+		p->recvs[i].cqe.done = peer_recv_done;
+		ret = peer_post_recv(p, &p->recvs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Everything peer_create_qp() made; the QP is drained or never used. */
+static void peer_destroy_qp(struct mwin_peer *p)
+{
+	if (p->qp)
+		rdma_destroy_qp(p->cm_id);
+	peer_free_bufs(p);
+	if (!IS_ERR_OR_NULL(p->recv_cq))
+		ib_free_cq(p->recv_cq);
+	if (!IS_ERR_OR_NULL(p->send_cq))
+		ib_free_cq(p->send_cq);
+	if (!IS_ERR_OR_NULL(p->pd))
+		ib_dealloc_pd(p->pd);
+}
+
+static void peer_unbind_windows(struct mwin_peer *p)
+{
+	struct mwin_window *w;
+
+	for (;;) {
+		spin_lock(&p->lock);
+		w = list_first_entry_or_null(&p->windows, struct mwin_window,
+					     peer_node);
+		if (w) {
+			list_del_init(&w->peer_node);
+			p->nr_windows--;
+		}
+		spin_unlock(&p->lock);
+		if (!w)
+			break;
+		window_detach_peer(w, p);
+		window_put(w);		/* the list's reference */
+	}
+}
+
+static void peer_teardown(struct work_struct *work)
+{
+	struct mwin_peer *p = container_of(work, struct mwin_peer,
+					   teardown_work);
+	struct mwin_dev *dev = p->dev;
+
+	spin_lock(&p->lock);
+	p->state = MWIN_PEER_CLOSING;
+	spin_unlock(&p->lock);
+
+	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
+	rdma_disconnect(p->cm_id);
+	ib_drain_qp(p->qp);
+	peer_unbind_windows(p);
+
+	xa_erase(&mwin_peers, p->id);
+	spin_lock(&dev->lock);
+	list_del(&p->dev_node);
+	dev->nr_peers--;
+	spin_unlock(&dev->lock);
+
+	peer_destroy_qp(p);
+	rdma_destroy_id(p->cm_id);
+	atomic_dec(&mwin_nr_peers);
+	pr_info("mwin: peer %u gone\n", p->id);
+	peer_put(p);
+}
+
+static void peer_reject(struct rdma_cm_id *id, const char *why)
+{
+	struct mwin_wire_hello hello = {
+		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION,
+	};
+
+	pr_info_ratelimited("mwin: rejecting a peer: %s\n", why);
+	rdma_reject(id, &hello, sizeof(hello), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+static bool peer_hello_ok(const struct rdma_conn_param *conn)
+{
+	const struct mwin_wire_hello *hello = conn->private_data;
+
+	return conn->private_data_len >= sizeof(*hello) &&
+	       le32_to_cpu(hello->magic) == MWIN_WIRE_MAGIC &&
+	       hello->version == MWIN_WIRE_VERSION;
+}
+
+static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
+				    struct mwin_dev *dev)
+{
+	struct mwin_peer *p;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return NULL;
+	kref_init(&p->kref);
+	spin_lock_init(&p->lock);
+	mutex_init(&p->send_lock);
+	init_waitqueue_head(&p->send_wait);
+	sema_init(&p->ops, MWIN_OPS_DEPTH);
+	INIT_LIST_HEAD(&p->windows);
+	INIT_LIST_HEAD(&p->dev_node);
+	INIT_WORK(&p->teardown_work, peer_teardown);
+	p->send_cqe.done = peer_send_done;
+	p->state = MWIN_PEER_CONNECTING;
+	p->cm_id = id;
+	p->dev = dev;
+	strscpy(p->dev_name, dev_name(&dev->ibdev->dev), sizeof(p->dev_name));
+	memcpy(&p->addr, &id->route.addr.dst_addr, sizeof(p->addr));
+	return p;
+}
+
+static int peer_accept_conn(struct mwin_peer *p,
+			    const struct rdma_conn_param *req)
+{
+	struct ib_device_attr *attrs = &p->dev->ibdev->attrs;
+	struct mwin_wire_accept acc = {
+		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION,
+		.peer = cpu_to_le32(p->id),
+	};
+	struct rdma_conn_param param = {
+		.private_data = &acc,
+		.private_data_len = sizeof(acc),
+		/* The peer reads and does atomics; the module does neither. */
+		.responder_resources = min_t(u32, req->initiator_depth,
+					     attrs->max_qp_rd_atom),
+		.initiator_depth = 0,
+		.rnr_retry_count = 6,
+	};
+
+	return rdma_accept(p->cm_id, &param);
+}
+
+/*
+ * CONNECT_REQUEST, on the new id. A non-zero return makes the CM destroy
+ * the id, so everything else is undone here.
+ */
+static int peer_connect_request(struct rdma_cm_id *id,
+				const struct rdma_conn_param *req)
+{
+	struct mwin_dev *dev;
+	struct mwin_peer *p;
+	u32 pid;
+	int ret;
+
+	if (!peer_hello_ok(req)) {
+		peer_reject(id, "bad hello (magic or version)");
+		return -EINVAL;
+	}
+	if (atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
+		atomic_dec(&mwin_nr_peers);
+		peer_reject(id, "peer limit reached");
+		return -ENOSPC;
+	}
+
+	ret = -ENODEV;
+	p = NULL;
+	mutex_lock(&mwin_devs_lock);
+	list_for_each_entry(dev, &mwin_devs, node) {
+		if (dev->ibdev != id->device)
+			continue;
+		p = peer_alloc(id, dev);
+		ret = p ? 0 : -ENOMEM;
+		spin_lock(&dev->lock);
+		if (p && !dev->dying) {
+			list_add_tail(&p->dev_node, &dev->peers);
+			dev->nr_peers++;
+		} else if (p) {
+			ret = -ENODEV;
+		}
+		spin_unlock(&dev->lock);
+		break;
+	}
+	mutex_unlock(&mwin_devs_lock);
+	if (ret)
+		goto err_free;
+
+	/* Reserve the id: the accept tells it, lookups see it only later. */
+	ret = mwin_alloc_id(&mwin_peers, &pid, NULL, &peer_next_id);
+	if (ret)
+		goto err_unlist;
+	p->id = pid;
+	ret = peer_create_qp(p);
+	if (ret)
+		goto err_destroy;
+	id->context = p;
+	ret = peer_accept_conn(p, req);
+	if (ret)
+		goto err_destroy;
+	xa_store(&mwin_peers, pid, p, GFP_KERNEL);
+	pr_info("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
+		p->dev_name);
+	return 0;
+
+err_destroy:
+	id->context = NULL;
+	peer_destroy_qp(p);
+	xa_erase(&mwin_peers, pid);
+err_unlist:
+	spin_lock(&dev->lock);
+	list_del(&p->dev_node);
+	dev->nr_peers--;
+	spin_unlock(&dev->lock);
+err_free:
+	kfree(p);
+	atomic_dec(&mwin_nr_peers);
+	peer_reject(id, "cannot set up the connection");
+	return ret;
+}
+
+static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct mwin_peer *p = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return peer_connect_request(id, &ev->param.conn);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		spin_lock(&p->lock);
+		if (p->state == MWIN_PEER_CONNECTING)
+			p->state = MWIN_PEER_CONNECTED;
+		spin_unlock(&p->lock);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		if (p)
+			peer_kill(p);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int peer_listen(void)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(mwin_port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, peer_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	/* One listener for IPv4 and IPv6, on every device, present or not. */
+	ret = rdma_set_afonly(id, 0) ?:
+	      rdma_bind_addr(id, (struct sockaddr *)&sin6) ?:
+	      rdma_listen(id, 128);
+	if (ret) {
+		pr_err("mwin: cannot listen on RDMA CM port %u: %d%s\n",
+		       mwin_port, ret,
+		       ret == -EADDRINUSE ? " (port in use)" : "");
+		rdma_destroy_id(id);
+		return ret;
+	}
+	mwin_listen_id = id;
+	return 0;
+}
+
+void peer_stop_listen(void)
+{
+	rdma_destroy_id(mwin_listen_id);
+}
+
+int peer_disconnect(u32 id)
+{
+	struct mwin_peer *p = peer_get(id);
+
+	if (!p)
+		return -ENOENT;
+	peer_kill_sync(p);
+	peer_put(p);
+	return 0;
+}
+
+int peer_fill_info(struct mwin_peer_info *info)
+{
+	struct mwin_peer *p;
+
+	p = mwin_find_get(&mwin_peers, &info->id, info->flags & MWIN_GET_NEXT,
+			  peer_kref);
+	if (!p)
+		return -ENOENT;
+	spin_lock(&p->lock);
+	info->state = p->state;
+	info->nr_windows = p->nr_windows;
+	spin_unlock(&p->lock);
+	info->qpn = p->qpn;
+	strscpy(info->dev_name, p->dev_name, sizeof(info->dev_name));
+	BUILD_BUG_ON(sizeof(info->addr) < sizeof(p->addr));
+	memcpy(info->addr, &p->addr, sizeof(p->addr));
+	info->msgs_sent = atomic64_read(&p->msgs_sent);
+	info->msgs_received = atomic64_read(&p->msgs_received);
+	info->remote_invalidations = atomic64_read(&p->remote_invalidations);
+	info->rejected_invalidations =
+		atomic64_read(&p->rejected_invalidations);
+	peer_put(p);
+	return 0;
+}

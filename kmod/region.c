@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regions: zeroed kernel pages, pinned for the region's life, mmap-able
+ * through /dev/mwin and DMA-mapped once per RDMA device, when the first
+ * window on that device needs it.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "mwin.h"
+
+static u32 region_next_id;
+
+#define RANGE_START(r) ((r)->start)
+#define RANGE_LAST(r) ((r)->last)
+INTERVAL_TREE_DEFINE(struct mwin_range, rb, u64, subtree_last, RANGE_START,
+		     RANGE_LAST, static inline, range_tree)
+
+static struct kref *region_kref(void *obj)
+{
+	return &((struct mwin_region *)obj)->kref;
+}
+
+struct mwin_region *region_get(u32 id)
+{
+	return mwin_find_get(&mwin_regions, &id, false, region_kref);
+}
+
+static void region_free_pages(struct mwin_region *r)
+{
+	unsigned long i;
+
+	for (i = 0; i < r->npages && r->pages[i]; i++)
+		__free_page(r->pages[i]);
+	kvfree(r->pages);
+}
+
+static void region_release(struct kref *kref)
+{
+	struct mwin_region *r = container_of(kref, struct mwin_region, kref);
+
+	WARN_ON(!list_empty(&r->maps));
+	region_free_pages(r);
+	atomic64_sub(r->length, &mwin_region_bytes);
+	kfree_rcu(r, rcu);
+}
+
+void region_put(struct mwin_region *r)
+{
+	kref_put(&r->kref, region_release);
+}
+
+static int region_alloc_pages(struct mwin_region *r)
+{
+	unsigned long i;
+
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->npages; i++) {
+		r->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!r->pages[i])
+			return -ENOMEM;
+		cond_resched();
+	}
+	return 0;
+}
+
+static bool region_charge(u64 bytes)
+{
+	u64 limit = (u64)READ_ONCE(mwin_max_region_mb) << 20;
+
+	if (atomic64_add_return(bytes, &mwin_region_bytes) <= limit)
+		return true;
+	atomic64_sub(bytes, &mwin_region_bytes);
+	return false;
+}
+
+int region_create(struct mwin_file *f, struct mwin_region_create *arg)
+{
+	struct mwin_region *r;
+	u32 id;
+	int ret;
+
+	if (!arg->length || arg->length > MWIN_REGION_MAX_BYTES)
+		return -EINVAL;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	kref_init(&r->kref);
+	mutex_init(&r->lock);
+	INIT_LIST_HEAD(&r->maps);
+	r->windows = RB_ROOT_CACHED;
+	r->length = PAGE_ALIGN(arg->length);
+	r->npages = r->length >> PAGE_SHIFT;
+	r->flags = arg->flags;
+	if (arg->flags & MWIN_CREATE_FD_OWNED) {
+		r->owner = f;
+		f->owns_objects = true;
+	}
+	if (!region_charge(r->length)) {
+		kfree(r);
+		return -ENOSPC;
+	}
+
+	ret = region_alloc_pages(r);
+	if (ret)
+		goto err;
+	/* Publish last: an id is never seen before the region is whole. */
+	ret = mwin_alloc_id(&mwin_regions, &id, r, &region_next_id);
+	if (ret)
+		goto err;
+	r->id = id;
+	arg->id = id;
+	arg->mmap_offset = (u64)id << MWIN_MMAP_SHIFT;
+	return 0;
+
+err:
+	region_put(r);
+	return ret;
+}
+
+static void region_unmap(struct mwin_region *r, struct mwin_region_map *map)
+{
+	struct ib_device *ibdev = map->dev->ibdev;
+	unsigned long i;
+
+	lockdep_assert_held(&mwin_devs_lock);
+	list_del(&map->node);
+	for (i = 0; i < r->npages; i++)
+		ib_dma_unmap_page(ibdev, map->dma[i], PAGE_SIZE,
+				  DMA_BIDIRECTIONAL);
+	kvfree(map);
+}
+
+static struct mwin_region_map *region_find_map(struct mwin_region *r,
+					       struct mwin_dev *dev)
+{
+	struct mwin_region_map *map;
+
+	list_for_each_entry(map, &r->maps, node)
+		if (map->dev == dev)
+			return map;
+	return NULL;
+}
+
+static struct mwin_region_map *region_new_map(struct mwin_region *r,
+					      struct mwin_dev *dev)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	struct mwin_region_map *map;
+	unsigned long i;
+
+	map = kvzalloc(struct_size(map, dma, r->npages), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	map->dev = dev;
+	for (i = 0; i < r->npages; i++) {
+		map->dma[i] = ib_dma_map_page(ibdev, r->pages[i], 0, PAGE_SIZE,
+					      DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, map->dma[i]))
+			goto err;
+	}
+	return map;
+
+err:
+	while (i--)
+		ib_dma_unmap_page(ibdev, map->dma[i], PAGE_SIZE,
+				  DMA_BIDIRECTIONAL);
+	kvfree(map);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * region_map_dev() - the region's DMA addresses on a device
+ * @r: region
+ * @dev: device
+ *
+ * Maps the region on first use. The map lives until the region is
+ * destroyed or the device removed; a window may use it while it holds its
+ * region and its peer keeps the device alive.
+ *
+ * Return: one DMA address per page, or an ERR_PTR: -ENOTCONN when the
+ * device is going away, -ENOENT when the region is.
+ */
+const dma_addr_t *region_map_dev(struct mwin_region *r, struct mwin_dev *dev)
+{
+	struct mwin_region_map *map;
+
+	mutex_lock(&mwin_devs_lock);
+	mutex_lock(&r->lock);
+	map = region_find_map(r, dev);
+	if (map)
+		goto out;
+	if (r->dead) {
+		map = ERR_PTR(-ENOENT);
+		goto out;
+	}
+	if (READ_ONCE(dev->dying)) {
+		map = ERR_PTR(-ENOTCONN);
+		goto out;
+	}
+	map = region_new_map(r, dev);
+	if (!IS_ERR(map))
+		list_add(&map->node, &r->maps);
+out:
+	mutex_unlock(&r->lock);
+	mutex_unlock(&mwin_devs_lock);
+	return IS_ERR(map) ? ERR_CAST(map) : map->dma;
+}
+
+/* Called on device removal, after every peer on @dev is gone. */
+void region_unmap_dev_all(struct mwin_dev *dev)
+{
+	struct mwin_region_map *map;
+	struct mwin_region *r;
+	unsigned long id;
+
+	lockdep_assert_held(&mwin_devs_lock);
+	xa_for_each(&mwin_regions, id, r) {
+		mutex_lock(&r->lock);
+		map = region_find_map(r, dev);
+		if (map)
+			region_unmap(r, map);
+		mutex_unlock(&r->lock);
+	}
+}
+
+int region_insert_range(struct mwin_region *r, struct mwin_range *range,
+			bool overlap)
+{
+	int ret = 0;
+
+	mutex_lock(&r->lock);
+	if (r->dead)
+		ret = -ENOENT;
+	else if (range->last >= r->length)
+		ret = -ERANGE;
+	else if (!overlap &&
+		 range_tree_iter_first(&r->windows, range->start, range->last))
+		ret = -EBUSY;
+	if (!ret) {
+		range_tree_insert(range, &r->windows);
+		r->nr_windows++;
+	}
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+/**
+ * region_move_range() - move a window's range within its region
+ * @r: region
+ * @range: the window's range, in the tree
+ * @start: new first byte
+ * @last: new last byte
+ * @overlap: the new range may overlap other windows
+ *
+ * Return: 0, -ERANGE or -EBUSY; on error @range is unchanged.
+ */
+int region_move_range(struct mwin_region *r, struct mwin_range *range,
+		      u64 start, u64 last, bool overlap)
+{
+	int ret = 0;
+
+	mutex_lock(&r->lock);
+	range_tree_remove(range, &r->windows);
+	if (last >= r->length)
+		ret = -ERANGE;
+	else if (!overlap && range_tree_iter_first(&r->windows, start, last))
+		ret = -EBUSY;
+	if (!ret) {
+		range->start = start;
+		range->last = last;
+	}
+	range_tree_insert(range, &r->windows);
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+void region_remove_range(struct mwin_region *r, struct mwin_range *range)
+{
+	mutex_lock(&r->lock);
+	range_tree_remove(range, &r->windows);
+	r->nr_windows--;
+	mutex_unlock(&r->lock);
+}
+
+/* The id of some window of @r, 0 when it has none. */
+static u32 region_any_window(struct mwin_region *r)
+{
+	struct mwin_range *range;
+	u32 id = 0;
+
+	mutex_lock(&r->lock);
+	range = range_tree_iter_first(&r->windows, 0, U64_MAX);
+	if (range)
+		id = container_of(range, struct mwin_window, range)->id;
+	mutex_unlock(&r->lock);
+	return id;
+}
+
+int region_destroy(u32 id, u32 flags)
+{
+	struct mwin_region_map *map, *tmp;
+	struct mwin_region *r;
+	int ret = 0;
+	u32 wid;
+
+	r = region_get(id);
+	if (!r)
+		return -ENOENT;
+
+	mutex_lock(&r->lock);
+	if (r->dead)
+		ret = -ENOENT;
+	else if (r->nr_windows && !(flags & MWIN_REGION_DESTROY_FORCE))
+		ret = -EBUSY;
+	if (ret) {
+		mutex_unlock(&r->lock);
+		region_put(r);
+		return ret;
+	}
+	r->dead = true;
+	mutex_unlock(&r->lock);
+
+	/* No window can be added now; revoke and destroy those there are. */
+	while ((wid = region_any_window(r)))
+		window_destroy(wid);
+
+	mutex_lock(&mwin_devs_lock);
+	xa_erase(&mwin_regions, r->id);
+	mutex_lock(&r->lock);
+	list_for_each_entry_safe(map, tmp, &r->maps, node)
+		region_unmap(r, map);
+	mutex_unlock(&r->lock);
+	mutex_unlock(&mwin_devs_lock);
+
+	region_put(r);	/* the id's reference */
+	region_put(r);
+	return 0;
+}
+
+int region_get_info(struct mwin_region_info *info)
+{
+	struct mwin_region *r;
+
+	r = mwin_find_get(&mwin_regions, &info->id,
+			  info->flags & MWIN_GET_NEXT, region_kref);
+	if (!r)
+		return -ENOENT;
+	mutex_lock(&r->lock);
+	info->nr_windows = r->nr_windows;
+	mutex_unlock(&r->lock);
+	info->length = r->length;
+	info->mmap_offset = (u64)r->id << MWIN_MMAP_SHIFT;
+	info->rflags = r->flags;
+	region_put(r);
+	return 0;
+}
+
+u32 region_count(void)
+{
+	struct mwin_region *r;
+	unsigned long id;
+	u32 n = 0;
+
+	xa_for_each(&mwin_regions, id, r)
+		n++;
+	return n;
+}
+
+void region_release_owned(struct mwin_file *f)
+{
+	struct mwin_region *r;
+	unsigned long id;
+
+	xa_for_each(&mwin_regions, id, r)
+		if (r->owner == f)
+			region_destroy(id, MWIN_REGION_DESTROY_FORCE);
+}
+
+static void region_vm_open(struct vm_area_struct *vma)
+{
+	struct mwin_region *r = vma->vm_private_data;
+
+	kref_get(&r->kref);
+}
+
+static void region_vm_close(struct vm_area_struct *vma)
+{
+	region_put(vma->vm_private_data);
+}
+
+static vm_fault_t region_vm_fault(struct vm_fault *vmf)
+{
+	struct mwin_region *r = vmf->vma->vm_private_data;
+	pgoff_t pgoff = vmf->pgoff & ((1UL << (MWIN_MMAP_SHIFT - PAGE_SHIFT)) - 1);
+
+	if (pgoff >= r->npages)
+		return VM_FAULT_SIGBUS;
+	vmf->page = r->pages[pgoff];
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct region_vm_ops = {
+	.open = region_vm_open,
+	.close = region_vm_close,
+	.fault = region_vm_fault,
+};
+
+/*
+ * The mmap offset names the region (high bits) and the page in it (low
+ * bits). The mapping holds the region, not its windows: after destroy the
+ * pages stay until the last mapping goes.
+ */
+int mwin_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	unsigned long shift = MWIN_MMAP_SHIFT - PAGE_SHIFT;
+	unsigned long first = vma->vm_pgoff & ((1UL << shift) - 1);
+	unsigned long pages = vma_pages(vma);
+	struct mwin_region *r;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	r = region_get(vma->vm_pgoff >> shift);
+	if (!r)
+		return -ENOENT;
+	if (first >= r->npages || pages > r->npages - first) {
+		region_put(r);
+		return -EINVAL;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_private_data = r;
+	vma->vm_ops = &region_vm_ops;
+	return 0;
+}

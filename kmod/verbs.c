@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verbs for windows: fast-registration MRs, REG_MR and LOCAL_INV.
+ *
+ * A window operation posts at most two work requests on its peer's QP: a
+ * LOCAL_INV of the current rkey, a REG_MR with a fresh key, or LOCAL_INV
+ * chained with REG_MR. Only the last one is signaled; an unsignaled one that
+ * fails still completes, with its own cqe, before the flushed last one, so
+ * the first error is kept and the last completion always wakes the caller.
+ *
+ * This file knows nothing of ioctls or window states: the caller holds
+ * window->lock and decides what a result means.
+ */
+#include <linux/slab.h>
+
+#include "mwin.h"
+
+static void verbs_first_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_window *w =
+		container_of(wc->wr_cqe, struct mwin_window, inv_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && !w->wc_status)
+		w->wc_status = wc->status;
+}
+
+static void verbs_last_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_window *w =
+		container_of(wc->wr_cqe, struct mwin_window, reg_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && !w->wc_status)
+		w->wc_status = wc->status;
+	complete(&w->done);
+}
+
+void verbs_init_window(struct mwin_window *w)
+{
+	init_completion(&w->done);
+	w->inv_cqe.done = verbs_first_done;
+	w->reg_cqe.done = verbs_last_done;
+}
+
+static int verbs_alloc_sgl(struct mwin_window *w, u32 pages)
+{
+	struct scatterlist *sgl;
+
+	if (w->sgl_cap >= pages)
+		return 0;
+	sgl = kvmalloc_array(pages, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, pages);
+	kvfree(w->sgl);
+	w->sgl = sgl;
+	w->sgl_cap = pages;
+	return 0;
+}
+
+/**
+ * verbs_alloc_mr() - give a window a fresh MR on a peer's PD
+ * @w: window, with @p attached
+ * @p: peer
+ * @pages: pages the MR must be able to map
+ *
+ * The MR's index is recorded so that a remote invalidation can be traced to
+ * its window. All 256 key bytes of a fresh MR are unused.
+ *
+ * Return: 0 or a negative errno.
+ */
+int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages)
+{
+	struct ib_mr *mr;
+	int ret;
+
+	ret = verbs_alloc_sgl(w, pages);
+	if (ret)
+		return ret;
+	mr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, pages);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	ret = xa_insert(&p->dev->mr_windows, mr->rkey >> 8, w, GFP_KERNEL);
+	if (ret) {
+		ib_dereg_mr(mr);
+		return ret == -EBUSY ? -EIO : ret;
+	}
+	w->mr = mr;
+	w->mr_pages = pages;
+	bitmap_zero(w->keys_used, MWIN_KEYS);
+	return 0;
+}
+
+/* The device must be done with the MR: no work request on it in flight. */
+void verbs_free_mr(struct mwin_window *w)
+{
+	if (!w->mr)
+		return;
+	xa_erase(&w->peer->dev->mr_windows, w->mr->rkey >> 8);
+	ib_dereg_mr(w->mr);
+	w->mr = NULL;
+	w->mr_pages = 0;
+}
+
+/**
+ * verbs_map_mr() - point a window's MR at the window's range
+ * @w: window with an MR big enough for its range
+ * @dma: the region's DMA addresses on the MR's device, one per page
+ *
+ * The remote address of a byte is its offset in the region, so the iova is
+ * the window's offset; its in-page part equals the first page's offset, as
+ * hardware requires.
+ *
+ * Return: 0 or -EIO.
+ */
+int verbs_map_mr(struct mwin_window *w, const dma_addr_t *dma)
+{
+	u64 off = window_offset(w), len = window_length(w);
+	unsigned long first = off >> PAGE_SHIFT;
+	u32 i, n = ((off + len - 1) >> PAGE_SHIFT) - first + 1;
+	unsigned int sg_off = offset_in_page(off);
+	int mapped;
+
+	for (i = 0; i < n; i++) {
+		sg_dma_address(&w->sgl[i]) = dma[first + i];
+		sg_dma_len(&w->sgl[i]) = PAGE_SIZE;
+	}
+	mapped = ib_map_mr_sg(w->mr, w->sgl, n, &sg_off, PAGE_SIZE);
+	if (mapped != n)
+		return -EIO;
+	w->mr->iova = off;
+	w->mr->length = len;
+	return 0;
+}
+
+static int verbs_ib_access(u32 access)
+{
+	return IB_ACCESS_LOCAL_WRITE |
+	       (access & MWIN_ACCESS_READ ? IB_ACCESS_REMOTE_READ : 0) |
+	       (access & MWIN_ACCESS_WRITE ? IB_ACCESS_REMOTE_WRITE : 0) |
+	       (access & MWIN_ACCESS_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+/**
+ * verbs_post_wait() - invalidate and/or register a window's MR, and wait
+ * @w: window, attached to a peer, with an MR
+ * @inv: post LOCAL_INV of @w->rkey
+ * @reg: post REG_MR of the mapped MR with key byte @key and rights @access
+ * @key: the new key byte
+ * @access: MWIN_ACCESS_* rights
+ *
+ * Waits at most op_timeout_ms. Caller holds @w->lock.
+ *
+ * Return: 0 when every request completed successfully; -ENOTCONN when the
+ * QP was already in error (flushed); -EIO when the device failed a request;
+ * -ETIMEDOUT when it did not answer, or -ESHUTDOWN when the post failed:
+ * then the device may still use the MR.
+ */
+int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
+		    u32 access)
+{
+	unsigned long timeout = msecs_to_jiffies(mwin_op_timeout_ms);
+	struct mwin_peer *p = w->peer;
+	struct ib_send_wr inv_wr = {};
+	struct ib_reg_wr reg_wr = {};
+	int ret;
+
+	if (down_timeout(&p->ops, timeout))
+		return -ETIMEDOUT;
+
+	reinit_completion(&w->done);
+	w->wc_status = IB_WC_SUCCESS;
+	if (inv) {
+		inv_wr.opcode = IB_WR_LOCAL_INV;
+		inv_wr.ex.invalidate_rkey = w->rkey;
+		inv_wr.wr_cqe = reg ? &w->inv_cqe : &w->reg_cqe;
+		inv_wr.send_flags = reg ? 0 : IB_SEND_SIGNALED;
+		inv_wr.next = reg ? &reg_wr.wr : NULL;
+	}
+	if (reg) {
+		ib_update_fast_reg_key(w->mr, key);
+		reg_wr.wr.opcode = IB_WR_REG_MR;
+		reg_wr.wr.wr_cqe = &w->reg_cqe;
+		reg_wr.wr.send_flags = IB_SEND_SIGNALED;
+		reg_wr.mr = w->mr;
+		reg_wr.key = w->mr->rkey;
+		reg_wr.access = verbs_ib_access(access);
+	}
+
+	ret = ib_post_send(p->qp, inv ? &inv_wr : &reg_wr.wr, NULL);
+	if (ret) {
+		/* Part of the chain may be queued: keep the slot too. */
+		return -ESHUTDOWN;
+	}
+	if (!wait_for_completion_timeout(&w->done, timeout)) {
+		/* The slot stays taken: the request is still queued. */
+		return -ETIMEDOUT;
+	}
+	up(&p->ops);
+
+	switch (w->wc_status) {
+	case IB_WC_SUCCESS:
+		return 0;
+	case IB_WC_WR_FLUSH_ERR:
+		return -ENOTCONN;
+	default:
+		pr_warn_ratelimited("mwin: window %u: %s failed: %s\n", w->id,
+				    reg ? "REG_MR" : "LOCAL_INV",
+				    ib_wc_status_msg(w->wc_status));
+		return -EIO;
+	}
+}
