@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmwin: thin wrappers over the /dev/mwin ioctls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libmwin.h"
+
+int mwin_open(void)
+{
+	int fd = open(MWIN_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int mwin_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
+	      uint32_t ndevs)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->devs = (uintptr_t)devs;
+	info->nr_devs = devs ? ndevs : 0;
+	info->dev_info_size = sizeof(*devs);
+	return mwin_ioctl(fd, MWIN_INFO, info);
+}
+
+int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
+		       uint64_t *mmap_offset)
+{
+	struct mwin_region_create cmd = {
+		.size = sizeof(cmd),
+		.flags = flags,
+		.length = length,
+	};
+	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &cmd);
+
+	if (!ret) {
+		*id = cmd.id;
+		if (mmap_offset)
+			*mmap_offset = cmd.mmap_offset;
+	}
+	return ret;
+}
+
+static int mwin_by_id(int fd, unsigned long cmd, uint32_t id, uint32_t flags)
+{
+	struct mwin_destroy arg = {
+		.size = sizeof(arg),
+		.flags = flags,
+		.id = id,
+	};
+
+	return mwin_ioctl(fd, cmd, &arg);
+}
+
+int mwin_region_destroy(int fd, uint32_t id, uint32_t flags)
+{
+	return mwin_by_id(fd, MWIN_REGION_DESTROY, id, flags);
+}
+
+int mwin_region_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_region_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->flags = flags;
+	info->id = id;
+	return mwin_ioctl(fd, MWIN_REGION_GET, info);
+}
+
+void *mwin_region_mmap(int fd, uint32_t id, size_t *length)
+{
+	struct mwin_region_info info;
+	void *p;
+
+	if (mwin_region_get(fd, id, 0, &info))
+		return NULL;
+	p = mmap(NULL, info.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)info.mmap_offset);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (length)
+		*length = info.length;
+	return p;
+}
+
+int mwin_window_create(int fd, struct mwin_window_bind *bind)
+{
+	bind->size = sizeof(*bind);
+	return mwin_ioctl(fd, MWIN_WINDOW_CREATE, bind);
+}
+
+int mwin_window_rebind(int fd, struct mwin_window_bind *bind)
+{
+	bind->size = sizeof(*bind);
+	return mwin_ioctl(fd, MWIN_WINDOW_REBIND, bind);
+}
+
+int mwin_window_invalidate(int fd, uint32_t id)
+{
+	return mwin_by_id(fd, MWIN_WINDOW_INVALIDATE, id, 0);
+}
+
+int mwin_window_destroy(int fd, uint32_t id)
+{
+	return mwin_by_id(fd, MWIN_WINDOW_DESTROY, id, 0);
+}
+
+int mwin_window_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_window_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->flags = flags;
+	info->id = id;
+	return mwin_ioctl(fd, MWIN_WINDOW_GET, info);
+}
+
+int mwin_peer_get(int fd, uint32_t id, uint32_t flags,
+		  struct mwin_peer_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->flags = flags;
+	info->id = id;
+	return mwin_ioctl(fd, MWIN_PEER_GET, info);
+}
+
+int mwin_peer_disconnect(int fd, uint32_t id)
+{
+	return mwin_by_id(fd, MWIN_PEER_DISCONNECT, id, 0);
+}
+
+const char *mwin_window_state_name(uint32_t state)
+{
+	switch (state) {
+	case MWIN_WINDOW_BOUND:
+		return "bound";
+	case MWIN_WINDOW_INVALIDATED:
+		return "invalidated";
+	case MWIN_WINDOW_UNBOUND:
+		return "unbound";
+	case MWIN_WINDOW_BROKEN:
+		return "broken";
+	}
+	return "unknown";
+}
+
+const char *mwin_peer_state_name(uint32_t state)
+{
+	switch (state) {
+	case MWIN_PEER_CONNECTING:
+		return "connecting";
+	case MWIN_PEER_CONNECTED:
+		return "connected";
+	case MWIN_PEER_CLOSING:
+		return "closing";
+	}
+	return "unknown";
+}
+
+const char *mwin_access_str(uint32_t access, char buf[4])
+{
+	char *p = buf;
+
+	if (access & MWIN_ACCESS_READ)
+		*p++ = 'r';
+	if (access & MWIN_ACCESS_WRITE)
+		*p++ = 'w';
+	if (access & MWIN_ACCESS_ATOMIC)
+		*p++ = 'a';
+	*p = '\0';
+	return buf;
+}
+
+int mwin_access_parse(const char *s)
+{
+	int access = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'r':
+			access |= MWIN_ACCESS_READ;
+			break;
+		case 'w':
+			access |= MWIN_ACCESS_WRITE;
+			break;
+		case 'a':
+			access |= MWIN_ACCESS_ATOMIC;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return access;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libmwin: thin wrappers over the /dev/mwin ioctls, shared by mwctl and the
+ * selftests. Every call returns 0 or a negative errno; sizes are filled in.
+ */
+#ifndef _LIBMWIN_H
+#define _LIBMWIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/mwin.h>
+
+#define MWIN_DEV_PATH "/dev/mwin"
+
+int mwin_open(void);
+int mwin_ioctl(int fd, unsigned long cmd, void *arg);
+
+int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
+	      uint32_t ndevs);
+int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
+		       uint64_t *mmap_offset);
+int mwin_region_destroy(int fd, uint32_t id, uint32_t flags);
+int mwin_region_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_region_info *info);
+void *mwin_region_mmap(int fd, uint32_t id, size_t *length);
+
+int mwin_window_create(int fd, struct mwin_window_bind *bind);
+int mwin_window_rebind(int fd, struct mwin_window_bind *bind);
+int mwin_window_invalidate(int fd, uint32_t id);
+int mwin_window_destroy(int fd, uint32_t id);
+int mwin_window_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_window_info *info);
+
+int mwin_peer_get(int fd, uint32_t id, uint32_t flags,
+		  struct mwin_peer_info *info);
+int mwin_peer_disconnect(int fd, uint32_t id);
+
+const char *mwin_window_state_name(uint32_t state);
+const char *mwin_peer_state_name(uint32_t state);
+/* "rwa" letters of MWIN_ACCESS_* rights into buf[4]. */
+const char *mwin_access_str(uint32_t access, char buf[4]);
+/* Parse "r", "rw", "rwa"...; returns the bits or -EINVAL. */
+int mwin_access_parse(const char *s);
+
+#endif /* _LIBMWIN_H */

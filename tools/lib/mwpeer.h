@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mwpeer - userspace RDMA peer of mwin.ko
+ *
+ * A small library that connects to mwin's RDMA CM listener as one peer,
+ * follows the grant/revoke messages the module sends and issues one-sided
+ * operations (RDMA WRITE/READ, atomics) and Send-with-Invalidate against the
+ * windows it was granted. Used by the mwpeer CLI and by the selftests.
+ *
+ * Rules that hold for the whole API:
+ *
+ *  - No global state: any number of peers may live in one process. One
+ *    struct mwpeer must not be used by two threads at the same time.
+ *  - Nothing is printed and the process is never exited. Functions that can
+ *    fail return a negative errno; mwpeer_errmsg() then describes the last
+ *    failure of that peer in words.
+ *  - Every operation waits for its own completion, bounded by the peer's
+ *    timeout (mwpeer_set_timeout()). It returns the completion status, an
+ *    enum ibv_wc_status (>= 0, IBV_WC_SUCCESS == 0), or a negative errno
+ *    when it could not be posted or did not complete: -ETIMEDOUT (no
+ *    completion in time), -ENOTCONN (not connected, or the connection was
+ *    closed by the other side), -EINVAL (bad argument), -EMSGSIZE (too long
+ *    for the local buffer), -EBUSY (send queue full of timed-out requests).
+ *    mwpeer_status_str() names either kind.
+ *  - While waiting for anything, the library also consumes the messages
+ *    the module sends (reposting each receive, so MWIN_WIRE_RECV_DEPTH
+ *    receives stay posted) and RDMA CM events (a disconnect by the module).
+ *  - Once a completion failed, the QP is in the error state for good:
+ *    mwpeer_qp_error() turns true and further operations return
+ *    IBV_WC_WR_FLUSH_ERR without being posted (what the device would
+ *    answer), until mwpeer_reconnect().
+ *
+ * Build: -Iuapi (for <linux/mwin.h>), link with -lrdmacm -libverbs.
+ */
+#ifndef MWPEER_H
+#define MWPEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <linux/mwin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mwpeer;
+
+#define MWPEER_DEFAULT_TIMEOUT_MS	10000
+#define MWPEER_DEFAULT_BUF_SIZE		(4UL << 20)
+/* mwpeer_send() and mwpeer_send_inv_data() copy at most this much */
+#define MWPEER_SEND_MAX			4096
+
+/**
+ * struct mwpeer_opts - how to connect; zeroed fields take their default
+ * @dev: RDMA device name the connection must use (e.g. "rxe0"), or a local
+ *	IP address to connect from; NULL: whatever the route picks
+ * @timeout_ms: bound for connecting and for each operation;
+ *	0: MWPEER_DEFAULT_TIMEOUT_MS
+ * @buf_size: bytes of the local buffer (mwpeer_buf());
+ *	0: MWPEER_DEFAULT_BUF_SIZE
+ * @recv_depth: receives kept posted; 0: MWIN_WIRE_RECV_DEPTH; negative:
+ *	none at all (a misbehaving peer, for tests)
+ * @private_data: connect private data; NULL: a valid struct
+ *	mwin_wire_hello. Non-NULL sends exactly @private_data_len bytes
+ *	(0 allowed): for tests of the module's checks
+ * @private_data_len: bytes of @private_data (RDMA CM allows 56 on IB/RoCE)
+ * @retry_count: transport retries (1..7); 0: 7
+ * @rnr_retry_count: RNR retries (1..7, 7 = forever); 0: 7
+ */
+struct mwpeer_opts {
+	const char *dev;
+	int timeout_ms;
+	size_t buf_size;
+	int recv_depth;
+	const void *private_data;
+	size_t private_data_len;
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+};
+
+/* ------------------------------------------------------------ lifetime */
+
+/**
+ * mwpeer_connect() - create a peer and connect it (mwpeer_create() +
+ *	mwpeer_open())
+ * @host: the module's host, IPv4/IPv6 address or name
+ * @port: RDMA CM port, 0 for MWIN_DEFAULT_PORT
+ * @dev: as &struct mwpeer_opts.dev, may be NULL
+ * @timeout_ms: as &struct mwpeer_opts.timeout_ms, 0 for the default
+ * @err: if not NULL, set to 0 or the negative errno of the failure
+ *	(-ECONNREFUSED: rejected, or nobody listens on @port; -ETIMEDOUT;
+ *	-EPROTO: the accept's private data is not a valid mwin_wire_accept;
+ *	-ENODEV: not the device @dev; -ENOMEM ...)
+ *
+ * Return: the connected peer, or NULL. Use mwpeer_create() and
+ * mwpeer_open() to read the error message or the reject details.
+ */
+struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
+			      const char *dev, int timeout_ms, int *err);
+
+/**
+ * mwpeer_create() - allocate an unconnected peer
+ * @opts: options, NULL for all defaults; copied (private data too)
+ *
+ * Return: the peer, or NULL with errno set (ENOMEM, EINVAL).
+ */
+struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts);
+
+/**
+ * mwpeer_open() - connect an unconnected peer
+ * @p: peer from mwpeer_create(), not connected
+ * @host: as for mwpeer_connect()
+ * @port: as for mwpeer_connect()
+ *
+ * Resolves the address and route, creates the PD, CQs, QP and MR, posts
+ * the receives, connects with the hello and waits (bounded by the timeout)
+ * until the connection is established; then mwpeer_id() is the peer id the
+ * module gave. On failure everything but @p is released; on -ECONNREFUSED
+ * mwpeer_reject() tells why.
+ *
+ * Return: 0 or a negative errno, as for mwpeer_connect().
+ */
+int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port);
+
+/**
+ * mwpeer_reconnect() - drop the connection and connect again
+ * @p: peer that was opened once (connected, in error or disconnected)
+ *
+ * Makes a new connection to the same host and port, so the module sees a
+ * new peer with a new id. Messages, grants and error state of the old
+ * connection are forgotten. mwpeer_buf() stays the same.
+ *
+ * Return: 0 or a negative errno, as for mwpeer_open().
+ */
+int mwpeer_reconnect(struct mwpeer *p);
+
+/**
+ * mwpeer_disconnect() - close the connection, keep the peer
+ * @p: peer, in any state
+ *
+ * The module sees a disconnect. mwpeer_open() or mwpeer_reconnect() may
+ * follow.
+ */
+void mwpeer_disconnect(struct mwpeer *p);
+
+/** mwpeer_close() - disconnect and free everything; NULL is ignored */
+void mwpeer_close(struct mwpeer *p);
+
+/* --------------------------------------------------------------- state */
+
+enum mwpeer_state {
+	MWPEER_IDLE = 0,	/* never connected, or mwpeer_disconnect() */
+	MWPEER_CONNECTED,	/* established (the QP may be in error) */
+	MWPEER_DISCONNECTED,	/* the module closed the connection */
+};
+
+enum mwpeer_state mwpeer_state(const struct mwpeer *p);
+/* "idle", "connected", "disconnected" */
+const char *mwpeer_state_str(enum mwpeer_state s);
+
+/** mwpeer_id() - peer id from the module's accept, 0 if never connected */
+uint32_t mwpeer_id(const struct mwpeer *p);
+
+/** mwpeer_qp_error() - a completion failed: the QP is in the error state */
+bool mwpeer_qp_error(const struct mwpeer *p);
+
+/** mwpeer_qp_num() - local QP number, 0 when not connected */
+uint32_t mwpeer_qp_num(const struct mwpeer *p);
+
+/** mwpeer_dev_name() - RDMA device of the connection, "" if none */
+const char *mwpeer_dev_name(const struct mwpeer *p);
+
+/**
+ * mwpeer_errmsg() - the last failure of @p in words
+ *
+ * Covers failed calls, failed completions and bad messages (whichever
+ * happened last); "" if none.
+ */
+const char *mwpeer_errmsg(const struct mwpeer *p);
+
+/**
+ * mwpeer_proto_errors() - messages from the module that broke the protocol
+ * @p: peer
+ * @first: if not NULL, set to a description of the first one ("" if none)
+ *
+ * A message is bad when it has the wrong size, magic, version, type,
+ * non-zero reserved bytes, a seq other than the previous one + 1, unknown
+ * access bits or revoke reason, or revokes an rkey that is not the
+ * window's current grant. Counted since the connection was made.
+ *
+ * Return: number of bad messages.
+ */
+unsigned int mwpeer_proto_errors(const struct mwpeer *p, const char **first);
+
+/**
+ * struct mwpeer_reject - why the last mwpeer_open() got -ECONNREFUSED
+ * @rejected: a reject was received (false: not refused)
+ * @reason: the CM reject reason (IB CM: 28 = rejected by the module,
+ *	8 = nobody listens on the port)
+ * @by_module: @reason says the module itself rejected
+ * @version_valid: the reject's private data is a struct mwin_wire_hello
+ *	with the right magic
+ * @version: then, the module's MWIN_WIRE_VERSION
+ * @data_len: bytes in @data
+ * @data: the reject's private data as received (may be padded with zeros)
+ */
+struct mwpeer_reject {
+	bool rejected;
+	int reason;
+	bool by_module;
+	bool version_valid;
+	uint8_t version;
+	size_t data_len;
+	uint8_t data[256];
+};
+
+void mwpeer_reject(const struct mwpeer *p, struct mwpeer_reject *out);
+
+/* ------------------------------------------------------ local buffer */
+
+/**
+ * mwpeer_buf() - the local registered buffer
+ *
+ * Source of mwpeer_write() and destination of mwpeer_read() when they are
+ * passed a NULL buffer (both use it from its first byte). Stays at the same
+ * address for the life of @p.
+ */
+void *mwpeer_buf(const struct mwpeer *p);
+size_t mwpeer_buf_size(const struct mwpeer *p);
+
+/** mwpeer_set_timeout() - bound for each following operation (ms > 0) */
+void mwpeer_set_timeout(struct mwpeer *p, int timeout_ms);
+int mwpeer_timeout(const struct mwpeer *p);
+
+/* ---------------------------------------------------------- operations */
+
+/*
+ * Each posts one signaled work request and waits for its completion.
+ * Return: enum ibv_wc_status (>= 0) or a negative errno, see the top.
+ * @raddr is the remote address: the window's iova + the byte's offset in
+ * the window. @len may be 0 (a zero-length operation).
+ */
+
+/**
+ * mwpeer_write() - RDMA WRITE
+ * @buf: @len bytes to write; NULL: the first @len bytes of mwpeer_buf()
+ */
+int mwpeer_write(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
+		 const void *buf, size_t len);
+
+/**
+ * mwpeer_read() - RDMA READ into the start of mwpeer_buf()
+ * @buf: if not NULL, the bytes read are copied there too (on success)
+ */
+int mwpeer_read(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
+		void *buf, size_t len);
+
+/**
+ * mwpeer_cas() - 8-byte atomic compare and swap at @raddr (8-aligned)
+ * @old: if not NULL, the value before the operation (on success)
+ */
+int mwpeer_cas(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
+	       uint64_t compare, uint64_t swap, uint64_t *old);
+
+/** mwpeer_fadd() - 8-byte atomic fetch and add at @raddr (8-aligned) */
+int mwpeer_fadd(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
+		uint64_t add, uint64_t *old);
+
+/** mwpeer_send_inv() - Send-with-Invalidate of @rkey, no payload */
+int mwpeer_send_inv(struct mwpeer *p, uint32_t rkey);
+
+/**
+ * mwpeer_send_inv_data() - Send-with-Invalidate of @rkey with a payload
+ * @buf: payload, at most MWPEER_SEND_MAX bytes; NULL: the first @len
+ *	bytes of mwpeer_buf() (then up to its size)
+ */
+int mwpeer_send_inv_data(struct mwpeer *p, uint32_t rkey,
+			 const void *buf, size_t len);
+
+/**
+ * mwpeer_send() - plain SEND (the protocol has none: for hostile-peer tests)
+ * @buf: payload, at most MWPEER_SEND_MAX bytes; NULL: the first @len
+ *	bytes of mwpeer_buf() (then up to its size)
+ */
+int mwpeer_send(struct mwpeer *p, const void *buf, size_t len);
+
+/**
+ * mwpeer_status_str() - name of an operation's result
+ *
+ * rdma-core's ibv_wc_status_str() for status >= 0 ("success", "remote
+ * access error", "Work Request Flushed Error", ...); for negative errnos
+ * "timeout" (-ETIMEDOUT), "not connected" (-ENOTCONN), "busy" (-EBUSY),
+ * else strerror().
+ */
+const char *mwpeer_status_str(int status);
+
+/* ------------------------------------------------- messages and grants */
+
+/**
+ * struct mwpeer_msg - one grant or revoke, decoded to host order
+ * @type: MWIN_WIRE_GRANT or MWIN_WIRE_REVOKE
+ * @valid: false when it broke the protocol (see mwpeer_proto_errors());
+ *	messages too broken to have a known type are not queued at all
+ * @access: grant: MWIN_ACCESS_* bits; revoke: enum mwin_wire_reason
+ * @seq: message number, from 1
+ * @window: window id
+ * @rkey: rkey granted or revoked
+ * @iova: remote address of the window's first byte
+ * @length: window bytes
+ */
+struct mwpeer_msg {
+	uint8_t type;
+	bool valid;
+	uint16_t access;
+	uint32_t seq;
+	uint32_t window;
+	uint32_t rkey;
+	uint64_t iova;
+	uint64_t length;
+};
+
+/**
+ * mwpeer_next_msg() - take the oldest message not yet taken
+ * @p: peer
+ * @out: the message
+ * @timeout_ms: how long to wait if none is queued (0: don't wait,
+ *	negative: the peer's timeout)
+ *
+ * Messages received before a disconnect can still be taken after it.
+ *
+ * Return: 0, -ETIMEDOUT, or -ENOTCONN (none queued and not connected).
+ */
+int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms);
+
+/** mwpeer_pending_msgs() - messages queued and not yet taken */
+size_t mwpeer_pending_msgs(const struct mwpeer *p);
+
+/**
+ * mwpeer_grant() - the current grant of a window
+ *
+ * A grant message adds or replaces the window's entry, a revoke of the
+ * same rkey removes it. Kept until mwpeer_reconnect() (also after a
+ * disconnect). Up to date with the messages received so far: call
+ * mwpeer_poll() first to take in new ones.
+ *
+ * Return: 0 and the grant message in @out (may be NULL), or -ENOENT.
+ */
+int mwpeer_grant(const struct mwpeer *p, uint32_t window,
+		 struct mwpeer_msg *out);
+
+/**
+ * mwpeer_grants() - all current grants, by increasing window id
+ * @out: array of @max entries (may be NULL when @max is 0)
+ *
+ * Return: the number of current grants (may be more than @max).
+ */
+size_t mwpeer_grants(const struct mwpeer *p, struct mwpeer_msg *out,
+		     size_t max);
+
+/**
+ * mwpeer_poll() - take in completions, messages and CM events
+ * @timeout_ms: wait up to this long for something to happen (0: don't)
+ *
+ * Return: 0, or a negative errno on a local failure.
+ */
+int mwpeer_poll(struct mwpeer *p, int timeout_ms);
+
+/**
+ * mwpeer_fd() - a file descriptor that turns readable when mwpeer_poll()
+ *	has something to do (for poll()/epoll in event loops); stays the same
+ *	for the life of @p, across reconnects
+ */
+int mwpeer_fd(const struct mwpeer *p);
+
+/** mwpeer_access_str() - "r", "w", "a" letters of MWIN_ACCESS_* bits */
+const char *mwpeer_access_str(unsigned int access, char buf[8]);
+
+/** mwpeer_reason_str() - "invalidate", "rebind", "destroy", "remote",
+ *	"error", or "unknown" */
+const char *mwpeer_reason_str(unsigned int reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MWPEER_H */
