@@ -1,0 +1,117 @@
+#!/bin/bash
+# guest-setup.sh RUNID: runs inside the QEMU guest (chrooted into the
+# overlay of the host root), started by the initramfs that vm-run builds.
+# Mounts the pseudo file systems and shares, sets up eth0 and rxe0, runs the
+# command stored in build/vm/out/.vm-run/RUNID/cmd with MWIN_VM=1, prints
+# the guest dmesg and an exit marker, then powers the guest off.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+umask 022
+
+runid=${1:?usage: guest-setup.sh RUNID}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+outdir=$repo/build/vm/out
+rundir=$outdir/.vm-run/$runid
+addr=10.0.2.15/24 # QEMU user-mode netdev's guest address; never routed out
+
+say() { echo "guest-setup: $*"; }
+failed=
+step() { # step DESCRIPTION COMMAND...: run a setup step, remember failure
+	local what=$1
+	shift
+	if ! "$@"; then
+		say "FAILED: $what"
+		failed=${failed:-$what}
+		return 1
+	fi
+}
+
+finish() {
+	local rc=$1
+	echo "===== MWIN-VM-DMESG-BEGIN ====="
+	dmesg 2>&1
+	echo "===== MWIN-VM-DMESG-END ====="
+	if [ -d "$rundir" ]; then
+		dmesg > "$rundir/dmesg" 2>&1
+		echo "$rc" > "$rundir/rc"
+	fi
+	echo "MWIN-VM-EXIT=$rc"
+	sync
+	# let the serial line drain before the machine goes away
+	sleep 0.5
+	busybox poweroff -f
+	echo o > /proc/sysrq-trigger
+	sleep 10
+	exit "$rc"
+}
+
+# ---------------------------------------------------------------- mounts
+# the initramfs moved /proc, /sys and /dev here already
+mountpoint -q /proc || mount -t proc proc /proc
+# MWIN_VM_APPEND=mwin_vm.trace=1 traces this script with timestamps
+if grep -qw 'mwin_vm.trace=1' /proc/cmdline; then
+	PS4='+ ${EPOCHREALTIME} '
+	set -x
+fi
+mountpoint -q /sys || mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# fresh /tmp and /run, unless the repo lives there (then the overlay keeps
+# them writable, showing the host's files underneath)
+case $repo/ in /tmp/*) ;; *) mount -t tmpfs -o mode=1777 tmpfs /tmp ;; esac
+case $repo/ in /run/*) ;; *) mount -t tmpfs -o mode=0755 tmpfs /run ;; esac
+mkdir -p /run/lock
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+mkdir -p /lib/modules
+step "mount guest kernel modules" \
+	mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose kmods /lib/modules
+step "mount $outdir" \
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$outdir"
+
+# --------------------------------------------------------------- command
+cmd=()
+if [ -r "$rundir/cmd" ]; then
+	# defines the array cmd and the exported variables passed by vm-run
+	# shellcheck disable=SC1091
+	. "$rundir/cmd"
+else
+	say "FAILED: no command file $rundir/cmd"
+	failed=${failed:-command file}
+fi
+
+# ---------------------------------------------------------------- network
+hostname mwin-vm 2>/dev/null || true
+step "modprobe virtio_net" modprobe virtio_net
+# static address only: no default route, no IPv6 autoconfiguration
+sysctl -qw net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.autoconf=0 2>/dev/null || true
+step "lo up" ip link set lo up
+step "eth0 address" ip addr add "$addr" dev eth0
+step "eth0 up" ip link set eth0 up
+
+# ---------------------------------------------------------------- rdma
+step "modprobe rdma_rxe" modprobe rdma_rxe
+step "rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+step "modprobe ib_uverbs rdma_ucm" modprobe -a ib_uverbs rdma_ucm
+# wait (a bounded time) for the port to become ACTIVE
+for _ in $(seq 50); do
+	rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break
+	sleep 0.1
+done
+rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' || step "rxe0 ACTIVE" false
+
+if [ -n "$failed" ]; then
+	say "setup failed ($failed); not running the command"
+	finish 125
+fi
+
+# ---------------------------------------------------------------- run
+cd "$repo" || finish 125
+export MWIN_VM=1
+read -r up _ < /proc/uptime
+say "ready after ${up}s of guest uptime; running: ${cmd[*]}"
+"${cmd[@]}" < /dev/null
+finish $?
