@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Windows over real RDMA traffic: a peer built on rdma-core connects to the
+ * module and reads, writes and does atomics through the rkeys it is granted.
+ */
+#include "mwin_test.h"
+
+#define REGION_LEN	(1UL << 20)
+
+FIXTURE(win)
+{
+	int fd;
+	uint32_t region;
+	uint8_t *mem;
+	size_t len;
+	struct mwpeer *a;
+	struct mwpeer *b;
+};
+
+FIXTURE_SETUP(win)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mwin_region_create(self->fd, REGION_LEN, 0, &self->region,
+					NULL));
+	self->mem = mwin_region_mmap(self->fd, self->region, &self->len);
+	ASSERT_NE(NULL, self->mem);
+	ASSERT_EQ(REGION_LEN, self->len);
+	self->a = test_connect();
+	ASSERT_NE(NULL, self->a);
+	self->b = test_connect();
+	ASSERT_NE(NULL, self->b);
+}
+
+FIXTURE_TEARDOWN(win)
+{
+	mwpeer_close(self->a);
+	mwpeer_close(self->b);
+	if (self->mem)
+		munmap(self->mem, self->len);
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, self->region,
+					 MWIN_REGION_DESTROY_FORCE));
+	close(self->fd);
+}
+
+/* Create a window for peer @p and take its grant message. */
+static int grant(struct __test_metadata *_metadata, FIXTURE_DATA(win) *self,
+		 struct mwpeer *p, struct mwin_window_bind *b, uint64_t off,
+		 uint64_t len, uint32_t access)
+{
+	struct mwpeer_msg m;
+	int ret;
+
+	*b = test_bind(self->region, mwpeer_id(p), off, len, access, 0);
+	ret = mwin_window_create(self->fd, b);
+	if (ret)
+		return ret;
+	EXPECT_EQ(0, mwpeer_next_msg(p, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(b->id, m.window);
+	EXPECT_EQ(b->rkey, m.rkey);
+	EXPECT_EQ(off, m.iova);
+	EXPECT_EQ(len, m.length);
+	EXPECT_EQ(access, m.access);
+	return 0;
+}
+
+TEST_F(win, write_read_land_in_region)
+{
+	struct mwin_window_bind b;
+	char buf[64];
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 4096, 8192,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(4096, b.iova);
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b.id));
+
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, b.iova + 100,
+					       "hello window", 12));
+	EXPECT_EQ(0, memcmp(self->mem + 4096 + 100, "hello window", 12));
+
+	memcpy(self->mem + 4096 + 8000, "from the region", 15);
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, b.iova + 8000,
+					      buf, 15));
+	EXPECT_EQ(0, memcmp(buf, "from the region", 15));
+}
+
+/* Windows are byte-granular: first and last byte work, their neighbours not. */
+TEST_F(win, byte_granular_edges)
+{
+	struct mwin_window_bind b;
+	uint32_t peer = mwpeer_id(self->a);
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 1001, 3000,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 1001, "F", 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 4000, "L", 1));
+	EXPECT_EQ('F', self->mem[1001]);
+	EXPECT_EQ('L', self->mem[4000]);
+
+	/* One byte before: remote access error, the peer is torn down. */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, b.rkey, 1000, "x", 1));
+	EXPECT_EQ(0, self->mem[1000]);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, peer));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+
+	/* Rebind to the reconnected peer; one byte after fails too. */
+	ASSERT_EQ(0, mwpeer_reconnect(self->a));
+	ASSERT_EQ(0, test_rebind(self->fd, &b, mwpeer_id(self->a), 1001, 3000,
+				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 4001, NULL, 1));
+	/* A transfer that starts inside and ends outside fails whole. */
+	ASSERT_EQ(0, mwpeer_reconnect(self->a));
+	ASSERT_EQ(0, test_rebind(self->fd, &b, mwpeer_id(self->a), 1001, 3000,
+				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, b.rkey, 3990, "0123456789AB", 12));
+	EXPECT_EQ(0, self->mem[3990]);
+}
+
+TEST_F(win, read_only_window_refuses_write)
+{
+	struct mwin_window_bind b;
+
+	self->mem[0] = 'R';
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+	EXPECT_EQ('R', ((char *)mwpeer_buf(self->a))[0]);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, b.rkey, 0, "W", 1));
+	EXPECT_EQ('R', self->mem[0]);
+}
+
+TEST_F(win, atomics_need_the_right)
+{
+	struct mwin_window_bind b, rw;
+	uint64_t old = 0, *word = (uint64_t *)(self->mem + 8192);
+
+	*word = 5;
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 8192, 64,
+			   MWIN_ACCESS_ATOMIC));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_cas(self->a, b.rkey, 8192, 5, 7, &old));
+	EXPECT_EQ(5, old);
+	EXPECT_EQ(7, *word);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_fadd(self->a, b.rkey, 8192, 3, &old));
+	EXPECT_EQ(7, old);
+	EXPECT_EQ(10, *word);
+
+	/* Without the atomic right both fail and change nothing. */
+	ASSERT_EQ(0, grant(_metadata, self, self->b, &rw, 16384, 64,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	*(uint64_t *)(self->mem + 16384) = 1;
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_fadd(self->b, rw.rkey, 16384, 1, &old));
+	EXPECT_EQ(1, *(uint64_t *)(self->mem + 16384));
+}
+
+TEST_F(win, invalidate_kills_the_rkey)
+{
+	struct mwin_window_bind b;
+	struct mwin_window_info wi;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 0, "v", 1));
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, b.id));
+	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, wi.state);
+	EXPECT_EQ(1, wi.invalidations);
+	/* Invalidating again is a no-op. */
+	EXPECT_EQ(0, mwin_window_invalidate(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, b.rkey, 0, "x", 1));
+	EXPECT_EQ('v', self->mem[0]);
+}
+
+TEST_F(win, rebind_new_key_new_range)
+{
+	struct mwin_window_bind b;
+	struct mwpeer_msg m;
+	uint32_t old, seq;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 1 << 16,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	old = b.rkey;
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 4096, 8192,
+				 MWIN_ACCESS_READ));
+	EXPECT_NE(old, b.rkey);
+	EXPECT_EQ(old >> 8, b.rkey >> 8);	/* same MR, new key byte */
+	EXPECT_EQ(4096, b.iova);
+
+	/* Revoke of the old key, then grant of the new one, in order. */
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_REVOKE, m.type);
+	EXPECT_EQ(old, m.rkey);
+	EXPECT_EQ(MWIN_REVOKE_REBIND, m.access);
+	seq = m.seq;
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(b.rkey, m.rkey);
+	EXPECT_EQ(seq + 1, m.seq);
+	EXPECT_EQ(4096, m.iova);
+	EXPECT_EQ(8192, m.length);
+
+	self->mem[4096] = 'n';
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 4096, NULL, 1));
+	/* The old key is dead... */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, old, 4096, NULL, 1));
+}
+
+TEST_F(win, rebind_outside_new_range_fails)
+{
+	struct mwin_window_bind b;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 1 << 16,
+			   MWIN_ACCESS_READ));
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 4096, 8192,
+				 MWIN_ACCESS_READ));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 4096, NULL, 1));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
+/* An rkey works only through its own peer's connection. */
+TEST_F(win, other_peer_cannot_use_rkey)
+{
+	struct mwin_window_bind b;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->b, b.rkey, 0, "B", 1));
+	EXPECT_EQ(0, self->mem[0]);
+	/* A is unaffected. */
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 0, "A", 1));
+	EXPECT_EQ('A', self->mem[0]);
+}
+
+TEST_F(win, send_with_invalidate_revokes)
+{
+	struct mwin_window_bind b;
+	struct mwin_window_info wi;
+	struct mwin_peer_info pi;
+	int i;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_send_inv(self->a, b.rkey));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+		if (wi.state == MWIN_WINDOW_INVALIDATED)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, wi.state);
+	EXPECT_EQ(1, wi.remote_invalidations);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, mwpeer_id(self->a), 0, &pi));
+	EXPECT_EQ(1, pi.remote_invalidations);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
+/* rxe performs B's invalidation of A's rkey: the module must catch it. */
+TEST_F(win, foreign_send_with_invalidate_is_an_attack)
+{
+	struct mwin_window_bind b;
+	uint32_t bid = mwpeer_id(self->b);
+	struct mwpeer_msg m;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	mwpeer_send_inv(self->b, b.rkey);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, bid));
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_REVOKE, m.type);
+	EXPECT_EQ(b.rkey, m.rkey);
+	EXPECT_EQ(MWIN_REVOKE_REMOTE, m.access);
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, b.id));
+}
+
+/* A faulting peer is cleaned up and can reconnect; others keep working. */
+TEST_F(win, faulting_peer_is_cleaned_up)
+{
+	struct mwin_window_bind ba, bb;
+	uint32_t aid = mwpeer_id(self->a);
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &ba, 0, 4096,
+			   MWIN_ACCESS_READ));
+	ASSERT_EQ(0, grant(_metadata, self, self->b, &bb, 8192, 4096,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, ba.rkey, 0, "x", 1));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, aid));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, ba.id));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, bb.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->b, bb.rkey, 8192, "b", 1));
+
+	ASSERT_EQ(0, mwpeer_reconnect(self->a));
+	EXPECT_NE(aid, mwpeer_id(self->a));
+	ASSERT_EQ(0, test_rebind(self->fd, &ba, mwpeer_id(self->a), 0, 4096,
+				 MWIN_ACCESS_READ));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, ba.rkey, 0, NULL, 1));
+}
+
+TEST_F(win, peer_disconnect_unbinds)
+{
+	struct mwin_window_bind b;
+	uint32_t aid = mwpeer_id(self->a);
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	ASSERT_EQ(0, mwin_peer_disconnect(self->fd, aid));
+	EXPECT_EQ(-ENOENT, mwin_peer_disconnect(self->fd, aid));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	EXPECT_EQ(-ENOTCONN, test_rebind(self->fd, &b, 0, 0, 4096,
+					 MWIN_ACCESS_READ));
+}
+
+TEST_F(win, overlap_needs_the_flag)
+{
+	struct mwin_window_bind b1, b2;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b1, 0, 4096,
+			   MWIN_ACCESS_READ));
+	b2 = test_bind(self->region, mwpeer_id(self->b), 4095, 10,
+		       MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(-EBUSY, mwin_window_create(self->fd, &b2));
+	b2 = test_bind(self->region, mwpeer_id(self->b), 4096, 10,
+		       MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b2));	/* adjacent */
+	b2 = test_bind(self->region, mwpeer_id(self->b), 100, 10,
+		       MWIN_ACCESS_READ, MWIN_WINDOW_OVERLAP);
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b2));
+}
+
+TEST_F(win, region_destroy_busy_then_force)
+{
+	struct mwin_window_bind b;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	EXPECT_EQ(-EBUSY, mwin_region_destroy(self->fd, self->region, 0));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b.id));
+	ASSERT_EQ(0, mwin_region_destroy(self->fd, self->region,
+					 MWIN_REGION_DESTROY_FORCE));
+	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	EXPECT_EQ(0, test_window_state(self->fd, b.id));	/* gone */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+	/* The teardown's destroy finds it gone. */
+	ASSERT_EQ(0, mwin_region_create(self->fd, 4096, 0, &self->region,
+					NULL));
+}
+
+TEST_F(win, destroy_revokes)
+{
+	struct mwin_window_bind b;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	ASSERT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	EXPECT_EQ(-ENOENT, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
+/* A window tied to its file descriptor goes with it. */
+TEST_F(win, fd_owned_window_dies_with_fd)
+{
+	struct mwin_window_bind b;
+	int fd2 = mwin_open();
+
+	ASSERT_LE(0, fd2);
+	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+		      MWIN_ACCESS_READ, MWIN_CREATE_FD_OWNED);
+	ASSERT_EQ(0, mwin_window_create(fd2, &b));
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	close(fd2);
+	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	EXPECT_EQ(0, test_window_state(self->fd, b.id));
+}
+
+TEST_HARNESS_MAIN
