@@ -174,6 +174,15 @@ static int mwin_cmd_peer_disconnect(struct mwin_file *f, void *arg)
 	return mwin_check_destroy(cmd, 0) ?: peer_disconnect(cmd->id);
 }
 
+static int mwin_cmd_monitor(struct mwin_file *f, void *arg)
+{
+	struct mwin_monitor *cmd = arg;
+
+	if (cmd->flags)
+		return -EINVAL;
+	return mwin_monitor_start(f);
+}
+
 union mwin_ucmd_buffer {
 	struct mwin_info info;
 	struct mwin_region_create region_create;
@@ -182,6 +191,7 @@ union mwin_ucmd_buffer {
 	struct mwin_window_bind window_bind;
 	struct mwin_window_info window_info;
 	struct mwin_peer_info peer_info;
+	struct mwin_monitor monitor;
 };
 
 struct mwin_ioctl_op {
@@ -219,6 +229,7 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 		 rejected_invalidations),
 	IOCTL_OP(PEER_DISCONNECT, mwin_cmd_peer_disconnect,
 		 struct mwin_destroy, __reserved),
+	IOCTL_OP(MONITOR, mwin_cmd_monitor, struct mwin_monitor, flags),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -94,6 +94,8 @@ static int mwin_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	spin_lock_init(&f->ev_lock);
+	init_waitqueue_head(&f->ev_wait);
 	file->private_data = f;
 	return 0;
 }
@@ -106,6 +108,7 @@ static int mwin_release(struct inode *inode, struct file *file)
 		window_release_owned(f);
 		region_release_owned(f);
 	}
+	mwin_monitor_stop(f);
 	kfree(f);
 	return 0;
 }
@@ -117,6 +120,9 @@ static const struct file_operations mwin_fops = {
 	.unlocked_ioctl = mwin_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = mwin_mmap,
+	.read = mwin_read,
+	.poll = mwin_poll,
+	.llseek = noop_llseek,
 };
 
 static struct miscdevice mwin_misc = {
@@ -128,12 +134,12 @@ static struct miscdevice mwin_misc = {
 
 static void mwin_destroy_all(void)
 {
-	struct mwin_window *w;
 	unsigned long id;
+	void *obj;
 
-	xa_for_each(&mwin_windows, id, w)
+	xa_for_each(&mwin_windows, id, obj)
 		window_destroy(id);
-	xa_for_each(&mwin_regions, id, w)
+	xa_for_each(&mwin_regions, id, obj)
 		region_destroy(id, MWIN_REGION_DESTROY_FORCE);
 }
 

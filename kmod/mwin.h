@@ -74,9 +74,20 @@ int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
 void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
 		    struct kref *(*kref_of)(void *obj));
 
-/* Per open file: the owner of MWIN_CREATE_FD_OWNED objects. */
+/*
+ * Per open file: the owner of MWIN_CREATE_FD_OWNED objects, and a monitor's
+ * event ring (events.c).
+ */
 struct mwin_file {
 	bool owns_objects;
+	struct list_head ev_node;
+	spinlock_t ev_lock;
+	wait_queue_head_t ev_wait;
+	struct mwin_event *ev_ring;
+	unsigned int ev_head;
+	unsigned int ev_count;
+	u32 ev_lost;
+	u64 ev_seq;
 };
 
 /**
@@ -237,6 +248,15 @@ static inline u64 window_length(const struct mwin_window *w)
 {
 	return w->range.last - w->range.start + 1;
 }
+
+/* events.c */
+void mwin_event(enum mwin_event_type type, u32 window, u32 peer, u32 rkey,
+		u32 reason);
+int mwin_monitor_start(struct mwin_file *f);
+void mwin_monitor_stop(struct mwin_file *f);
+ssize_t mwin_read(struct file *file, char __user *buf, size_t len,
+		  loff_t *ppos);
+__poll_t mwin_poll(struct file *file, struct poll_table_struct *pt);
 
 /* device.c */
 extern struct ib_client mwin_client;

@@ -140,6 +140,7 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w)
 {
 	struct mwin_wire_msg m;
 
+	mwin_event(MWIN_EVENT_GRANT, w->id, p->id, w->rkey, 0);
 	peer_msg_init(&m, MWIN_WIRE_GRANT, w->id, w->rkey);
 	m.access = cpu_to_le16(w->access);
 	m.iova = cpu_to_le64(window_offset(w));
@@ -152,6 +153,7 @@ void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
 {
 	struct mwin_wire_msg m;
 
+	mwin_event(MWIN_EVENT_REVOKE, window, p->id, rkey, reason);
 	peer_msg_init(&m, MWIN_WIRE_REVOKE, window, rkey);
 	m.access = cpu_to_le16(reason);
 	peer_post_msg(p, &m);
@@ -345,6 +347,7 @@ static void peer_teardown(struct work_struct *work)
 	peer_destroy_qp(p);
 	rdma_destroy_id(p->cm_id);
 	atomic_dec(&mwin_nr_peers);
+	mwin_event(MWIN_EVENT_PEER_DOWN, 0, p->id, 0, 0);
 	pr_info("mwin: peer %u gone\n", p->id);
 	peer_put(p);
 }
@@ -505,6 +508,7 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (p->state == MWIN_PEER_CONNECTING)
 			p->state = MWIN_PEER_CONNECTED;
 		spin_unlock(&p->lock);
+		mwin_event(MWIN_EVENT_PEER_UP, 0, p->id, 0, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:

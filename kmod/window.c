@@ -499,29 +499,35 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
 	struct mwin_window *w = window_find_rkey(p->dev, rkey);
-	struct mwin_peer *owner;
-	bool hit;
+	struct mwin_peer *owner = NULL;
+	bool hit = false;
+	u32 wid = 0;
 
 	if (w) {
 		mutex_lock(&w->lock);
-		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
+		wid = w->id;
 		owner = w->peer;
+		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
 		if (hit) {
 			w->state = MWIN_WINDOW_INVALIDATED;
 			w->remote_invalidations++;
 		}
 		if (hit && owner != p)
-			peer_send_revoke(owner, w->id, rkey,
-					 MWIN_REVOKE_REMOTE);
+			peer_send_revoke(owner, wid, rkey, MWIN_REVOKE_REMOTE);
 		mutex_unlock(&w->lock);
 		window_put(w);
-		if (owner == p) {
-			if (hit)
-				atomic64_inc(&p->remote_invalidations);
-			return;
+	}
+
+	if (w && owner == p) {
+		if (hit) {
+			atomic64_inc(&p->remote_invalidations);
+			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, wid, p->id, rkey,
+				   0);
 		}
+		return;
 	}
 	atomic64_inc(&p->rejected_invalidations);
+	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, wid, p->id, rkey, 0);
 	pr_warn_ratelimited("mwin: peer %u invalidated rkey 0x%x, not its own: disconnecting it\n",
 			    p->id, rkey);
 	peer_kill(p);

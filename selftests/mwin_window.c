@@ -388,4 +388,79 @@ TEST_F(win, fd_owned_window_dies_with_fd)
 	EXPECT_EQ(0, test_window_state(self->fd, b.id));
 }
 
+/* A monitor sees grants and revokes, in order, with their rkeys. */
+TEST_F(win, monitor_events)
+{
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+	struct mwin_event ev[4];
+	struct mwin_window_bind b;
+	int mfd = mwin_open();
+	ssize_t n;
+
+	ASSERT_LE(0, mfd);
+	/* Not a monitor yet: nothing to read. */
+	EXPECT_EQ(-1, read(mfd, ev, sizeof(ev)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, mwin_ioctl(mfd, MWIN_MONITOR, &mon));
+	EXPECT_EQ(-1, read(mfd, ev, sizeof(ev[0]) - 1));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, b.id));
+	n = read(mfd, ev, sizeof(ev));
+	if (n == sizeof(ev[0]))
+		n += read(mfd, &ev[1], sizeof(ev) - sizeof(ev[0]));
+	ASSERT_EQ(2 * sizeof(ev[0]), n);
+	EXPECT_EQ(MWIN_EVENT_GRANT, ev[0].type);
+	EXPECT_EQ(b.id, ev[0].window);
+	EXPECT_EQ(mwpeer_id(self->a), ev[0].peer);
+	EXPECT_EQ(b.rkey, ev[0].rkey);
+	EXPECT_EQ(MWIN_EVENT_REVOKE, ev[1].type);
+	EXPECT_EQ(b.rkey, ev[1].rkey);
+	EXPECT_EQ(MWIN_REVOKE_INVALIDATE, ev[1].reason);
+	EXPECT_EQ(ev[0].seq + 1, ev[1].seq);
+	EXPECT_LE(ev[0].time_ns, ev[1].time_ns);
+	close(mfd);
+}
+
+/*
+ * Key bytes are random and never handed out twice by one MR: after 256
+ * binds the MR is replaced (a new index).
+ */
+TEST_F(win, keys_random_never_reused)
+{
+	static uint8_t seen[1 << 16][32];	/* bitmap of key bytes per index */
+	struct mwin_window_bind b;
+	unsigned int i, indexes = 1, sequential = 0, rebinds = 600;
+	uint32_t prev;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	memset(seen, 0, sizeof(seen));
+	prev = b.rkey;
+	seen[(prev >> 8) & 0xffff][(prev & 0xff) / 8] |= 1 << (prev & 7);
+	for (i = 0; i < rebinds; i++) {
+		ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 0, 4096,
+					 MWIN_ACCESS_READ));
+		mwpeer_poll(self->a, 0);	/* keep taking the messages */
+		if ((b.rkey >> 8) != (prev >> 8))
+			indexes++;
+		else if (((prev + 1) & 0xff) == (b.rkey & 0xff))
+			sequential++;
+		EXPECT_FALSE(seen[(b.rkey >> 8) & 0xffff][(b.rkey & 0xff) / 8] &
+			     (1 << (b.rkey & 7)));
+		seen[(b.rkey >> 8) & 0xffff][(b.rkey & 0xff) / 8] |=
+			1 << (b.rkey & 7);
+		prev = b.rkey;
+	}
+	TH_LOG("%u rebinds: %u MRs, %u sequential key bytes", rebinds, indexes,
+	       sequential);
+	/* 601 keys from 256 per MR: at least 3 MRs */
+	EXPECT_LE(3, indexes);
+	/* a random byte follows its predecessor + 1 about once in 256 */
+	EXPECT_GT(20, sequential);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
 TEST_HARNESS_MAIN

@@ -343,6 +343,68 @@ struct mwin_peer_info {
 	__aligned_u64 rejected_invalidations;
 };
 
+/**
+ * enum mwin_event_type - what a struct mwin_event reports
+ * @MWIN_EVENT_PEER_UP: a peer connected (@peer)
+ * @MWIN_EVENT_PEER_DOWN: a peer is gone (@peer); its windows are unbound
+ * @MWIN_EVENT_GRANT: window @window was granted to @peer with @rkey
+ * @MWIN_EVENT_REVOKE: @rkey of window @window is dead; @reason is an
+ *	enum mwin_wire_reason
+ * @MWIN_EVENT_REMOTE_INVALIDATE: @peer invalidated its own @rkey of window
+ *	@window with Send-with-Invalidate
+ * @MWIN_EVENT_REJECTED_INVALIDATE: @peer invalidated @rkey, not its own:
+ *	it is disconnected; when @rkey was window @window's live rkey, a
+ *	REVOKE (reason MWIN_REVOKE_REMOTE) to the window's peer precedes it
+ * @MWIN_EVENT_LOST: the reader was too slow; @rkey events were dropped
+ */
+enum mwin_event_type {
+	MWIN_EVENT_PEER_UP = 1,
+	MWIN_EVENT_PEER_DOWN = 2,
+	MWIN_EVENT_GRANT = 3,
+	MWIN_EVENT_REVOKE = 4,
+	MWIN_EVENT_REMOTE_INVALIDATE = 5,
+	MWIN_EVENT_REJECTED_INVALIDATE = 6,
+	MWIN_EVENT_LOST = 7,
+};
+
+/**
+ * struct mwin_event - one event, as read() from /dev/mwin after MWIN_MONITOR
+ * @size: sizeof(struct mwin_event); a reader skips @size bytes per record
+ * @type: enum mwin_event_type
+ * @window: window id, or 0
+ * @peer: peer id, or 0
+ * @rkey: the rkey concerned (for MWIN_EVENT_LOST: events dropped)
+ * @reason: MWIN_EVENT_REVOKE: enum mwin_wire_reason; else 0
+ * @__reserved: 0
+ * @seq: event number on this file descriptor, from 1
+ * @time_ns: CLOCK_MONOTONIC time of the event
+ *
+ * read() returns whole records (EINVAL if the buffer holds none, or the
+ * file is not a monitor), blocks until one is queued unless O_NONBLOCK
+ * (then EAGAIN); poll() reports POLLIN. Up to 4096 records are queued per
+ * file descriptor.
+ */
+struct mwin_event {
+	__u32 size;
+	__u32 type;
+	__u32 window;
+	__u32 peer;
+	__u32 rkey;
+	__u32 reason;
+	__aligned_u64 seq;
+	__aligned_u64 time_ns;
+};
+
+/**
+ * struct mwin_monitor - MWIN_MONITOR: start queueing events for this file
+ * @size: sizeof(struct mwin_monitor)
+ * @flags: must be 0
+ */
+struct mwin_monitor {
+	__u32 size;
+	__u32 flags;
+};
+
 #define MWIN_IOCTL_MAGIC	0xEA
 
 enum {
@@ -357,6 +419,7 @@ enum {
 	MWIN_CMD_WINDOW_GET,
 	MWIN_CMD_PEER_GET,
 	MWIN_CMD_PEER_DISCONNECT,
+	MWIN_CMD_MONITOR,
 };
 
 /*
@@ -387,6 +450,8 @@ enum {
 				     struct mwin_peer_info)
 #define MWIN_PEER_DISCONNECT	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_DISCONNECT, \
 				     struct mwin_destroy)
+#define MWIN_MONITOR		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_MONITOR, \
+				     struct mwin_monitor)
 
 /**
  * DOC: wire protocol
