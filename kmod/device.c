@@ -11,6 +11,7 @@
 
 #include "mwin.h"
 
+/* The device list; see the lock order in mwin.h. */
 DEFINE_MUTEX(mwin_devs_lock);
 LIST_HEAD(mwin_devs);
 

@@ -40,8 +40,6 @@ atomic_t mwin_nr_windows;
 atomic_t mwin_nr_peers;
 struct workqueue_struct *mwin_wq;
 
-long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-
 /*
  * Give @entry an id. Ids grow: one is not reused while the module is loaded
  * (until 2^32 allocations wrap), so a stale id names nothing.

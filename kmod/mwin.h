@@ -40,13 +40,14 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 #include "../uapi/linux/mwin.h"
 
-#define MWIN_REGION_MAX_BYTES	(1ULL << 32)
+#define MWIN_REGION_MAX_BYTES	SZ_4G
 /* mmap offset of a region: its id in the high 32 bits. */
 #define MWIN_MMAP_SHIFT		32
 #define MWIN_KEYS		256
@@ -81,7 +82,7 @@ void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
 struct mwin_file {
 	bool owns_objects;
 	struct list_head ev_node;
-	spinlock_t ev_lock;
+	spinlock_t ev_lock;		/* the ring; taken in any context */
 	wait_queue_head_t ev_wait;
 	struct mwin_event *ev_ring;
 	unsigned int ev_head;
@@ -108,7 +109,7 @@ struct mwin_dev {
 	struct ib_device *ibdev;
 	struct list_head node;
 	struct list_head peers;
-	spinlock_t lock;
+	spinlock_t lock;		/* @peers, @nr_peers, @dying */
 	bool dying;
 	unsigned int nr_peers;
 	u32 max_pages;
@@ -138,7 +139,7 @@ struct mwin_region {
 	u64 length;
 	unsigned long npages;
 	struct page **pages;
-	struct mutex lock;
+	struct mutex lock;		/* @dead, @windows, @nr_windows, @maps */
 	bool dead;
 	struct rb_root_cached windows;
 	unsigned int nr_windows;
@@ -160,7 +161,7 @@ struct mwin_peer {
 	struct sockaddr_storage addr;
 	struct list_head dev_node;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* @state, @windows, @nr_windows */
 	enum mwin_peer_state state;
 	struct list_head windows;
 	unsigned int nr_windows;
@@ -171,7 +172,7 @@ struct mwin_peer {
 
 	struct semaphore ops;
 
-	struct mutex send_lock;
+	struct mutex send_lock;		/* @seq and the send slots */
 	u32 seq;
 	atomic_t sends_inflight;
 	wait_queue_head_t send_wait;
@@ -209,7 +210,7 @@ struct mwin_window {
 	u32 flags;
 	struct kref kref;
 	struct mwin_file *owner;
-	struct mutex lock;
+	struct mutex lock;		/* everything below; one op at a time */
 	bool dead;
 
 	struct mwin_region *region;
@@ -248,6 +249,9 @@ static inline u64 window_length(const struct mwin_window *w)
 {
 	return w->range.last - w->range.start + 1;
 }
+
+/* ioctl.c */
+long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* events.c */
 void mwin_event(enum mwin_event_type type, u32 window, u32 peer, u32 rkey,
@@ -311,6 +315,6 @@ int peer_disconnect(u32 id);
 int peer_fill_info(struct mwin_peer_info *info);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w);
 void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
-		     enum mwin_wire_reason reason);
+		      enum mwin_wire_reason reason);
 
 #endif /* _MWIN_H */

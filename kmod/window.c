@@ -54,7 +54,7 @@ static u32 window_pages(u64 offset, u64 length)
 
 /* Can @dev carry a window of @arg's size and rights? */
 static int window_check_dev(struct mwin_dev *dev,
-			   const struct mwin_window_bind *arg)
+			    const struct mwin_window_bind *arg)
 {
 	if (!dev->fast_reg)
 		return -EOPNOTSUPP;

@@ -47,29 +47,41 @@
 #define MWIN_ABI_VERSION	1
 #define MWIN_DEFAULT_PORT	18520
 
-/* Remote rights of a window. */
-#define MWIN_ACCESS_READ	(1U << 0)
-#define MWIN_ACCESS_WRITE	(1U << 1)
-#define MWIN_ACCESS_ATOMIC	(1U << 2)
-#define MWIN_ACCESS_ALL		(MWIN_ACCESS_READ | MWIN_ACCESS_WRITE | \
-				 MWIN_ACCESS_ATOMIC)
+/**
+ * enum mwin_access - remote rights of a window
+ * @MWIN_ACCESS_READ: RDMA READ
+ * @MWIN_ACCESS_WRITE: RDMA WRITE
+ * @MWIN_ACCESS_ATOMIC: compare-and-swap and fetch-and-add
+ * @MWIN_ACCESS_ALL: all three
+ */
+enum mwin_access {
+	MWIN_ACCESS_READ = 1 << 0,
+	MWIN_ACCESS_WRITE = 1 << 1,
+	MWIN_ACCESS_ATOMIC = 1 << 2,
+	MWIN_ACCESS_ALL = MWIN_ACCESS_READ | MWIN_ACCESS_WRITE |
+			  MWIN_ACCESS_ATOMIC,
+};
 
 /**
- * define MWIN_CREATE_FD_OWNED - tie an object to the file descriptor
- *
- * Objects belong to the module by default and outlive the process that made
- * them. With this flag the object is destroyed (its windows revoked) when
- * the file descriptor that created it is closed.
+ * enum mwin_flags - flags of the calls
+ * @MWIN_CREATE_FD_OWNED: REGION_CREATE, WINDOW_CREATE: objects belong to
+ *	the module by default and outlive the process that made them; with
+ *	this flag the object is destroyed (its windows revoked) when the file
+ *	descriptor that created it is closed
+ * @MWIN_WINDOW_OVERLAP: WINDOW_CREATE, WINDOW_REBIND: allow the window to
+ *	overlap other windows of its region
+ * @MWIN_GET_NEXT: REGION_GET, WINDOW_GET, PEER_GET: return the object
+ *	with the smallest id strictly greater than the one given (0 starts
+ *	the walk), ENOENT past the last
+ * @MWIN_REGION_DESTROY_FORCE: REGION_DESTROY: destroy a region that still
+ *	has windows, revoking them first
  */
-#define MWIN_CREATE_FD_OWNED	(1U << 0)
-
-/**
- * define MWIN_GET_NEXT - list objects
- *
- * With this flag a GET call returns the object with the smallest id
- * strictly greater than @id (0 starts the walk) and ENOENT past the last.
- */
-#define MWIN_GET_NEXT		(1U << 0)
+enum mwin_flags {
+	MWIN_CREATE_FD_OWNED = 1 << 0,
+	MWIN_WINDOW_OVERLAP = 1 << 1,
+	MWIN_GET_NEXT = 1 << 0,
+	MWIN_REGION_DESTROY_FORCE = 1 << 0,
+};
 
 /**
  * struct mwin_dev_info - one RDMA device as mwin sees it
@@ -93,8 +105,15 @@ struct mwin_dev_info {
 	__aligned_u64 __reserved;
 };
 
-#define MWIN_DEV_CAP_FAST_REG	(1U << 0)
-#define MWIN_DEV_CAP_ATOMIC	(1U << 1)
+/**
+ * enum mwin_dev_caps - what a device can do for windows
+ * @MWIN_DEV_CAP_FAST_REG: fast registration (IB_WR_REG_MR): windows work
+ * @MWIN_DEV_CAP_ATOMIC: remote atomics: MWIN_ACCESS_ATOMIC works
+ */
+enum mwin_dev_caps {
+	MWIN_DEV_CAP_FAST_REG = 1 << 0,
+	MWIN_DEV_CAP_ATOMIC = 1 << 1,
+};
 
 /**
  * struct mwin_info - MWIN_INFO: module version, limits and devices
@@ -154,9 +173,6 @@ struct mwin_region_create {
 	__aligned_u64 mmap_offset;
 };
 
-/* Destroy a region that still has windows, revoking them first. */
-#define MWIN_REGION_DESTROY_FORCE	(1U << 0)
-
 /**
  * struct mwin_destroy - REGION_DESTROY, WINDOW_DESTROY, WINDOW_INVALIDATE,
  *	PEER_DISCONNECT: act on one object
@@ -176,9 +192,6 @@ struct mwin_destroy {
 	__u32 id;
 	__u32 __reserved;
 };
-
-/* Allow the window to overlap other windows of its region. */
-#define MWIN_WINDOW_OVERLAP	(1U << 1)
 
 /**
  * struct mwin_window_bind - WINDOW_CREATE and WINDOW_REBIND
@@ -530,8 +543,9 @@ enum mwin_wire_reason {
  * @seq: message number on this connection, from 1, no gaps
  * @window: window id
  * @rkey: the rkey granted or revoked
- * @iova: remote address of the window's first byte
- * @length: window bytes
+ * @__reserved0: 0
+ * @iova: grant: remote address of the window's first byte; revoke: 0
+ * @length: grant: window bytes; revoke: 0
  * @__reserved: 0
  */
 struct mwin_wire_msg {
