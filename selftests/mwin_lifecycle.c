@@ -2,6 +2,7 @@
 /*
  * Device removal and module unload with live peers and windows.
  */
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "mwin_test.h"
@@ -155,6 +156,27 @@ TEST_F(dev, delete_with_live_windows_then_add_back)
 	waitpid(child, &status, 0);
 	close(rfd);
 	EXPECT_EQ('d', self->mem[0]);
+}
+
+/* A peer process killed outright is cleaned up; its windows unbound. */
+TEST_F(dev, vanished_peer_is_cleaned_up)
+{
+	struct mwin_window_bind b;
+	uint32_t pid = 0;
+	int rfd, status;
+	pid_t child;
+
+	child = spawn_peer(test_host(), 'D', &rfd);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(sizeof(pid), read(rfd, &pid, sizeof(pid)));
+	ASSERT_NE(0, pid);
+	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	close(rfd);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, pid));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 }
 
 /* Unload with a connected peer, a region and a bound window, then reload. */

@@ -3,6 +3,8 @@
  * Windows over real RDMA traffic: a peer built on rdma-core connects to the
  * module and reads, writes and does atomics through the rkeys it is granted.
  */
+#include <pthread.h>
+
 #include "mwin_test.h"
 
 #define REGION_LEN	(1UL << 20)
@@ -461,6 +463,74 @@ TEST_F(win, keys_random_never_reused)
 	/* a random byte follows its predecessor + 1 about once in 256 */
 	EXPECT_GT(20, sequential);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
+struct churn {
+	int fd;
+	uint32_t region;
+	uint32_t peer;
+	uint64_t base;
+	int errors;
+	int *done;
+};
+
+/* One thread's share of windows: create, rebind, invalidate, destroy. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	struct mwin_window_bind b;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		b = test_bind(c->region, c->peer, c->base, 4096 + i,
+			      MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
+		if (mwin_window_create(c->fd, &b) ||
+		    test_rebind(c->fd, &b, 0, c->base + 100, 8192,
+				MWIN_ACCESS_READ) ||
+		    mwin_window_invalidate(c->fd, b.id) ||
+		    test_rebind(c->fd, &b, 0, c->base, 1, MWIN_ACCESS_ALL) ||
+		    mwin_window_destroy(c->fd, b.id))
+			c->errors++;
+	}
+	__atomic_add_fetch(c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Many threads at once, one peer taking all the messages. */
+TEST_F(win, concurrent_churn)
+{
+	struct churn c[4];
+	pthread_t t[4];
+	struct mwin_window_info wi;
+	struct mwin_window_bind b;
+	struct mwpeer_msg m;
+	int i, done = 0;
+
+	for (i = 0; i < 4; i++) {
+		c[i] = (struct churn){ .fd = self->fd, .region = self->region,
+				       .peer = mwpeer_id(self->a),
+				       .base = (uint64_t)i << 16, .done = &done };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, churn_thread, &c[i]));
+	}
+	while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < 4)
+		mwpeer_poll(self->a, 10);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, c[i].errors);
+	}
+	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, 0, MWIN_GET_NEXT, &wi));
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	/*
+	 * 4 x 100 x (create: grant; rebind: revoke + grant; invalidate:
+	 * revoke; rebind of an invalidated window: grant; destroy: revoke)
+	 */
+	for (i = 0; mwpeer_next_msg(self->a, &m, 100) == 0; i++)
+		;
+	EXPECT_EQ(4 * 100 * 6, i);
+	/* The peer is still healthy. */
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
+			   MWIN_ACCESS_READ));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 8));
 }
 
 TEST_HARNESS_MAIN
