@@ -54,6 +54,7 @@ static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
 	struct mwin_dev *dev = client_data;
 	struct mwin_peer *p;
 
+	/* Peers being accepted hold mwin_devs_lock: they finish first. */
 	mutex_lock(&mwin_devs_lock);
 	spin_lock(&dev->lock);
 	dev->dying = true;

@@ -17,8 +17,9 @@
  * Lock order (outer first)
  *   window->lock                   one operation on a window at a time;
  *                                  held across the wait for a completion
- *   mwin_devs_lock                 device list; creating and removing a
- *                                  region's DMA map for a device
+ *   mwin_devs_lock                 device list; a device's dying flag;
+ *                                  setting up a peer; creating and
+ *                                  removing a region's DMA map
  *   region->lock                   window tree, DMA maps
  *   peer->send_lock                message sequence and send slots
  *   peer->lock (spinlock)          peer state and window list

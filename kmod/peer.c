@@ -419,6 +419,69 @@ static int peer_accept_conn(struct mwin_peer *p,
 	return rdma_accept(p->cm_id, &param);
 }
 
+/* The mwin_dev of an ib_device that is not going away. */
+static struct mwin_dev *peer_find_dev(struct ib_device *ibdev)
+{
+	struct mwin_dev *dev;
+
+	lockdep_assert_held(&mwin_devs_lock);
+	list_for_each_entry(dev, &mwin_devs, node)
+		if (dev->ibdev == ibdev && !READ_ONCE(dev->dying))
+			return dev;
+	return NULL;
+}
+
+/*
+ * Set up and accept a peer. mwin_devs_lock is held throughout, so that the
+ * device's remove callback, which takes it to mark the device dying, finds
+ * the peer either published on the device's list or not begun.
+ */
+static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req)
+{
+	struct mwin_dev *dev;
+	struct mwin_peer *p;
+	u32 pid;
+	int ret;
+
+	lockdep_assert_held(&mwin_devs_lock);
+	dev = peer_find_dev(id->device);
+	if (!dev)
+		return -ENODEV;
+	p = peer_alloc(id, dev);
+	if (!p)
+		return -ENOMEM;
+
+	/* Reserve the id: the accept tells it, lookups see it only later. */
+	ret = mwin_alloc_id(&mwin_peers, &pid, NULL, &peer_next_id);
+	if (ret)
+		goto err_free;
+	p->id = pid;
+	ret = peer_create_qp(p);
+	if (ret)
+		goto err_destroy;
+	id->context = p;
+	ret = peer_accept_conn(p, req);
+	if (ret)
+		goto err_destroy;
+
+	spin_lock(&dev->lock);
+	list_add_tail(&p->dev_node, &dev->peers);
+	dev->nr_peers++;
+	spin_unlock(&dev->lock);
+	xa_store(&mwin_peers, pid, p, GFP_KERNEL);
+	pr_info("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
+		p->dev_name);
+	return 0;
+
+err_destroy:
+	id->context = NULL;
+	peer_destroy_qp(p);
+	xa_erase(&mwin_peers, pid);
+err_free:
+	kfree(p);
+	return ret;
+}
+
 /*
  * CONNECT_REQUEST, on the new id. A non-zero return makes the CM destroy
  * the id, so everything else is undone here.
@@ -426,9 +489,6 @@ static int peer_accept_conn(struct mwin_peer *p,
 static int peer_connect_request(struct rdma_cm_id *id,
 				const struct rdma_conn_param *req)
 {
-	struct mwin_dev *dev;
-	struct mwin_peer *p;
-	u32 pid;
 	int ret;
 
 	if (!peer_hello_ok(req)) {
@@ -441,58 +501,13 @@ static int peer_connect_request(struct rdma_cm_id *id,
 		return -ENOSPC;
 	}
 
-	ret = -ENODEV;
-	p = NULL;
 	mutex_lock(&mwin_devs_lock);
-	list_for_each_entry(dev, &mwin_devs, node) {
-		if (dev->ibdev != id->device)
-			continue;
-		p = peer_alloc(id, dev);
-		ret = p ? 0 : -ENOMEM;
-		spin_lock(&dev->lock);
-		if (p && !dev->dying) {
-			list_add_tail(&p->dev_node, &dev->peers);
-			dev->nr_peers++;
-		} else if (p) {
-			ret = -ENODEV;
-		}
-		spin_unlock(&dev->lock);
-		break;
-	}
+	ret = peer_setup(id, req);
 	mutex_unlock(&mwin_devs_lock);
-	if (ret)
-		goto err_free;
-
-	/* Reserve the id: the accept tells it, lookups see it only later. */
-	ret = mwin_alloc_id(&mwin_peers, &pid, NULL, &peer_next_id);
-	if (ret)
-		goto err_unlist;
-	p->id = pid;
-	ret = peer_create_qp(p);
-	if (ret)
-		goto err_destroy;
-	id->context = p;
-	ret = peer_accept_conn(p, req);
-	if (ret)
-		goto err_destroy;
-	xa_store(&mwin_peers, pid, p, GFP_KERNEL);
-	pr_info("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
-		p->dev_name);
-	return 0;
-
-err_destroy:
-	id->context = NULL;
-	peer_destroy_qp(p);
-	xa_erase(&mwin_peers, pid);
-err_unlist:
-	spin_lock(&dev->lock);
-	list_del(&p->dev_node);
-	dev->nr_peers--;
-	spin_unlock(&dev->lock);
-err_free:
-	kfree(p);
-	atomic_dec(&mwin_nr_peers);
-	peer_reject(id, "cannot set up the connection");
+	if (ret) {
+		atomic_dec(&mwin_nr_peers);
+		peer_reject(id, "cannot set up the connection");
+	}
 	return ret;
 }
 
