@@ -7,7 +7,7 @@
 # kernel logged a WARNING, BUG, Oops, lockdep or KASAN report.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-log=$top/build/vm/check.log
+log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
 mkdir -p "$top/build/vm"
 
 "$top/tools/testing/vm/vm-run" --timeout "${MWIN_CHECK_TIMEOUT:-1500}" \
