@@ -23,7 +23,7 @@
 
 #define MSG_SIZE	sizeof(struct mwin_wire_msg)
 #define MAX_SEND_WR	128
-#define MAX_RECV_DEPTH	1024
+#define MAX_RECV_DEPTH	4096
 #define MAX_RD_ATOM	16
 #define MAX_QUEUED	(1U << 20)
 #define IB_CM_REJ_INVALID_SERVICE_ID	8
@@ -508,6 +508,33 @@ int mwpeer_grant(const struct mwpeer *p, uint32_t window,
 	return 0;
 }
 
+int mwpeer_wait_grant(struct mwpeer *p, uint32_t window, uint32_t old_rkey,
+		      struct mwpeer_msg *out, int timeout_ms)
+{
+	struct mwpeer_msg g;
+	int64_t deadline;
+
+	if (timeout_ms < 0)
+		timeout_ms = p->timeout_ms;
+	deadline = now_ms() + timeout_ms;
+	for (;;) {
+		int left;
+
+		mwpeer_poll(p, 0);
+		if (!mwpeer_grant(p, window, &g) && (!old_rkey || g.rkey != old_rkey)) {
+			if (out)
+				*out = g;
+			return 0;
+		}
+		if (p->state != MWPEER_CONNECTED)
+			return -ENOTCONN;
+		left = ms_left(deadline);
+		if (!left)
+			return -ETIMEDOUT;
+		ep_wait(p, left);
+	}
+}
+
 size_t mwpeer_grants(const struct mwpeer *p, struct mwpeer_msg *out,
 		     size_t max)
 {
@@ -560,7 +587,7 @@ static void drain_recv(struct mwpeer *p)
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				/* flushes follow any error, and a disconnect */
 				if (wc[i].status != IBV_WC_WR_FLUSH_ERR ||
-				    !p->qp_error)
+				    (!p->qp_error && p->state == MWPEER_CONNECTED))
 					seterr(p, "receive failed: %s (vendor error 0x%x)",
 					       ibv_wc_status_str(wc[i].status),
 					       wc[i].vendor_err);
@@ -592,7 +619,8 @@ static void drain_send(struct mwpeer *p)
 			if (p->send_outstanding)
 				p->send_outstanding--;
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				if (!p->qp_error || wc[i].status != IBV_WC_WR_FLUSH_ERR)
+				if (wc[i].status != IBV_WC_WR_FLUSH_ERR ||
+				    (!p->qp_error && p->state == MWPEER_CONNECTED))
 					seterr(p, "%s failed: %s (vendor error 0x%x)",
 					       mine ? p->wait_what :
 					       "earlier timed-out request",
@@ -737,7 +765,7 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 	}
 	p->recv_depth = opts->recv_depth < 0 ? 0 :
 			opts->recv_depth ? opts->recv_depth :
-			MWIN_WIRE_RECV_DEPTH;
+			MWPEER_DEFAULT_RECV_DEPTH;
 	if (p->recv_depth > MAX_RECV_DEPTH)
 		p->recv_depth = MAX_RECV_DEPTH;
 	if (opts->private_data) {
@@ -753,7 +781,7 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 		memcpy(p->priv, &h, sizeof(h));
 		p->priv_len = sizeof(h);
 	}
-	p->retry = opts->retry_count ? opts->retry_count : 7;
+	p->retry = opts->retry_count ? opts->retry_count : MWPEER_DEFAULT_RETRY;
 	p->rnr_retry = opts->rnr_retry_count ? opts->rnr_retry_count : 7;
 
 	p->atomic_off = (p->buf_size + 63) & ~(size_t)63;

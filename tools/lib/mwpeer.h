@@ -23,8 +23,9 @@
  *    for the local buffer), -EBUSY (send queue full of timed-out requests).
  *    mwpeer_status_str() names either kind.
  *  - While waiting for anything, the library also consumes the messages
- *    the module sends (reposting each receive, so MWIN_WIRE_RECV_DEPTH
- *    receives stay posted) and RDMA CM events (a disconnect by the module).
+ *    the module sends (reposting each receive at once, so that at least
+ *    MWIN_WIRE_RECV_DEPTH stay posted) and RDMA CM events (a disconnect by
+ *    the module). There is no thread: nothing is taken in between calls.
  *  - Once a completion failed, the QP is in the error state for good:
  *    mwpeer_qp_error() turns true and further operations return
  *    IBV_WC_WR_FLUSH_ERR without being posted (what the device would
@@ -50,6 +51,8 @@ struct mwpeer;
 
 #define MWPEER_DEFAULT_TIMEOUT_MS	10000
 #define MWPEER_DEFAULT_BUF_SIZE		(4UL << 20)
+#define MWPEER_DEFAULT_RECV_DEPTH	(8 * MWIN_WIRE_RECV_DEPTH)
+#define MWPEER_DEFAULT_RETRY		2
 /* mwpeer_send() and mwpeer_send_inv_data() copy at most this much */
 #define MWPEER_SEND_MAX			4096
 
@@ -61,13 +64,18 @@ struct mwpeer;
  *	0: MWPEER_DEFAULT_TIMEOUT_MS
  * @buf_size: bytes of the local buffer (mwpeer_buf());
  *	0: MWPEER_DEFAULT_BUF_SIZE
- * @recv_depth: receives kept posted; 0: MWIN_WIRE_RECV_DEPTH; negative:
- *	none at all (a misbehaving peer, for tests)
+ * @recv_depth: receives kept posted (at most 4096); 0: MWPEER_DEFAULT_RECV_DEPTH,
+ *	more than the MWIN_WIRE_RECV_DEPTH the protocol asks for, so that a
+ *	test that makes many windows without letting the peer poll does not
+ *	run the module into RNR; negative: none at all (a misbehaving peer)
  * @private_data: connect private data; NULL: a valid struct
  *	mwin_wire_hello. Non-NULL sends exactly @private_data_len bytes
  *	(0 allowed): for tests of the module's checks
  * @private_data_len: bytes of @private_data (RDMA CM allows 56 on IB/RoCE)
- * @retry_count: transport retries (1..7); 0: 7
+ * @retry_count: transport retries (1..7); 0: MWPEER_DEFAULT_RETRY. With
+ *	it a request to a dead QP fails with "transport retry counter
+ *	exceeded" well within the default timeout (rxe: about 2.2 s a try).
+ *	Note that rxe retries forever with 7, unlike the IB spec.
  * @rnr_retry_count: RNR retries (1..7, 7 = forever); 0: 7
  */
 struct mwpeer_opts {
@@ -241,7 +249,9 @@ int mwpeer_timeout(const struct mwpeer *p);
  * Each posts one signaled work request and waits for its completion.
  * Return: enum ibv_wc_status (>= 0) or a negative errno, see the top.
  * @raddr is the remote address: the window's iova + the byte's offset in
- * the window. @len may be 0 (a zero-length operation).
+ * the window. @len may be 0: a zero-length operation, whose rkey and
+ * address the responder does not check (IB spec C9-88; rxe succeeds even
+ * with a bad rkey).
  */
 
 /**
@@ -261,6 +271,9 @@ int mwpeer_read(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
 /**
  * mwpeer_cas() - 8-byte atomic compare and swap at @raddr (8-aligned)
  * @old: if not NULL, the value before the operation (on success)
+ *
+ * A misaligned @raddr is posted as it is: the device decides (rxe's
+ * provider refuses it locally: -EINVAL, the QP stays usable).
  */
 int mwpeer_cas(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
 	       uint64_t compare, uint64_t swap, uint64_t *old);
@@ -352,6 +365,22 @@ int mwpeer_grant(const struct mwpeer *p, uint32_t window,
 		 struct mwpeer_msg *out);
 
 /**
+ * mwpeer_wait_grant() - wait until a window has a (new) grant
+ * @window: window id
+ * @old_rkey: wait for a grant with another rkey than this one (after a
+ *	rebind); 0 for any
+ * @out: the grant (may be NULL)
+ * @timeout_ms: as for mwpeer_next_msg()
+ *
+ * Looks at the grant table only: the messages stay queued for
+ * mwpeer_next_msg().
+ *
+ * Return: 0, -ETIMEDOUT, or -ENOTCONN (no such grant and not connected).
+ */
+int mwpeer_wait_grant(struct mwpeer *p, uint32_t window, uint32_t old_rkey,
+		      struct mwpeer_msg *out, int timeout_ms);
+
+/**
  * mwpeer_grants() - all current grants, by increasing window id
  * @out: array of @max entries (may be NULL when @max is 0)
  *
@@ -362,9 +391,10 @@ size_t mwpeer_grants(const struct mwpeer *p, struct mwpeer_msg *out,
 
 /**
  * mwpeer_poll() - take in completions, messages and CM events
- * @timeout_ms: wait up to this long for something to happen (0: don't)
+ * @timeout_ms: if > 0 and connected, wait up to this long for the next
+ *	thing to happen (returns after the first), then take it in
  *
- * Return: 0, or a negative errno on a local failure.
+ * Return: 0.
  */
 int mwpeer_poll(struct mwpeer *p, int timeout_ms);
 
