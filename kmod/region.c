@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "mwin.h"
 
 static u32 region_next_id;
@@ -432,7 +433,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 		region_put(r);
 		return -EINVAL;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = r;
 	vma->vm_ops = &region_vm_ops;
 	return 0;

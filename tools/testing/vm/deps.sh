@@ -77,7 +77,8 @@ apt_lists_fresh() {
 # (1) host packages
 install_pkgs qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
 	rdmacm-utils perftest libibverbs-dev librdmacm-dev busybox-static \
-	kmod cpio iproute2 sparse linux-source-6.1 make gcc libc6-dev xz-utils
+	kmod cpio iproute2 sparse linux-source-6.1 make gcc libc6-dev xz-utils \
+	cppcheck python3-docutils dkms
 
 # (2) guest kernel version = what linux-image-amd64 depends on today
 apt_lists_fresh || apt_update_once
@@ -100,6 +101,11 @@ if [ -n "$(missing_pkgs "linux-headers-$KVER")" ] && [ "$updated" = 0 ]; then
 	[ -n "$KVER" ] || die "cannot find the kernel version from linux-image-amd64"
 fi
 install_pkgs "linux-headers-$KVER"
+
+# (3b) the newest kernel headers the archive offers, for make compat-check
+newest_headers=$(apt-cache search --names-only '^linux-headers-[0-9][^ ]*-amd64$' |
+	awk '{ print $1 }' | grep -v -e cloud -e rt-amd64 | sort -V | tail -n1)
+[ -z "$newest_headers" ] || install_pkgs "$newest_headers"
 
 # (4) unpack (never install) the guest kernel image
 if [ "$(cat "$kdir/.kver" 2>/dev/null || true)" != "$KVER" ] ||
