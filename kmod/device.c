@@ -15,9 +15,20 @@
 DEFINE_MUTEX(mwin_devs_lock);
 LIST_HEAD(mwin_devs);
 
+/* The largest MR page size the device supports, at most 2^@max_shift. */
+u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift)
+{
+	u64 sizes = dev->page_size_cap & GENMASK_ULL(max_shift, PAGE_SHIFT);
+
+	return sizes ? __fls(sizes) : PAGE_SHIFT;
+}
+
+/* The largest window: aligned, in a region of full-size chunks. */
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev)
 {
-	return (u64)dev->max_pages << PAGE_SHIFT;
+	u32 shift = mwin_dev_page_shift(dev, PAGE_SHIFT + MWIN_CHUNK_ORDER);
+
+	return (u64)dev->max_pages << shift;
 }
 
 static int mwin_add_one(struct ib_device *ibdev)
@@ -37,14 +48,16 @@ static int mwin_add_one(struct ib_device *ibdev)
 	/* rxe does not enforce its limit; real hardware does: keep to it. */
 	dev->max_pages = attrs->max_fast_reg_page_list_len;
 	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
+	dev->page_size_cap = attrs->page_size_cap | PAGE_SIZE;
 
 	mutex_lock(&mwin_devs_lock);
 	list_add_tail(&dev->node, &mwin_devs);
 	mutex_unlock(&mwin_devs_lock);
 	ib_set_client_data(ibdev, &mwin_client, dev);
 
-	dev_info(&ibdev->dev, "mwin: added: fast registration %s, %u pages per window, atomics %s\n",
+	dev_info(&ibdev->dev, "mwin: added: fast registration %s, %u pages per window (at most %llu MiB), atomics %s\n",
 		 dev->fast_reg ? "yes" : "no", dev->max_pages,
+		 mwin_dev_max_window_bytes(dev) >> 20,
 		 dev->atomic ? "yes" : "no");
 	return 0;
 }

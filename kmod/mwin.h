@@ -52,6 +52,8 @@
 /* mmap offset of a region: its id in the high 32 bits. */
 #define MWIN_MMAP_SHIFT		32
 #define MWIN_KEYS		256
+/* Regions are allocated in chunks of up to 2^MWIN_CHUNK_ORDER pages. */
+#define MWIN_CHUNK_ORDER	9
 #define MWIN_SEND_DEPTH		32
 /* Window operations in flight on one QP: bounds the send queue. */
 #define MWIN_OPS_DEPTH		64
@@ -101,6 +103,7 @@ struct mwin_file {
  * @dying: the remove callback runs: no new peers
  * @nr_peers: length of @peers
  * @max_pages: pages one MR can map, clamped to what the device advertises
+ * @page_size_cap: page sizes an MR can map, one bit per size
  * @fast_reg: the device supports IB_WR_REG_MR
  * @atomic: the device supports remote atomics
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
@@ -114,20 +117,26 @@ struct mwin_dev {
 	bool dying;
 	unsigned int nr_peers;
 	u32 max_pages;
+	u64 page_size_cap;
 	bool fast_reg;
 	bool atomic;
 	struct xarray mr_windows;
 };
 
 /**
- * struct mwin_region_map - a region's pages as one device sees them
+ * struct mwin_region_map - a region's chunks as one device sees them
  * @node: in region->maps
  * @dev: the device
- * @dma: one DMA address per page
+ * @chunk_shift: log2 of the region's chunk size
+ * @page_shift: log2 of the largest page an MR may map from this map: the
+ *	chunk size, or less when a chunk's DMA address is less aligned
+ * @dma: one DMA address per chunk
  */
 struct mwin_region_map {
 	struct list_head node;
 	struct mwin_dev *dev;
+	u32 chunk_shift;
+	u32 page_shift;
 	dma_addr_t dma[];
 };
 
@@ -140,6 +149,7 @@ struct mwin_region {
 	u64 length;
 	unsigned long npages;
 	struct page **pages;
+	u32 chunk_shift;
 	struct mutex lock;		/* @dead, @windows, @nr_windows, @maps */
 	bool dead;
 	struct rb_root_cached windows;
@@ -226,6 +236,13 @@ struct mwin_window {
 	struct ib_mr *mr;
 	u32 mr_pages;
 	u32 rkey;
+	/* what the MR's page list maps, to skip mapping an unchanged range */
+	bool mr_mapped;
+	u32 mapped_shift;
+	u64 mapped_start;
+	u64 mapped_len;
+	/* the region's map on the peer's device, while attached */
+	const struct mwin_region_map *map;
 	DECLARE_BITMAP(keys_used, MWIN_KEYS);
 	struct scatterlist *sgl;
 	u32 sgl_cap;
@@ -268,6 +285,7 @@ extern struct ib_client mwin_client;
 extern struct mutex mwin_devs_lock;
 extern struct list_head mwin_devs;
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev);
+u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift);
 
 /* region.c */
 int region_create(struct mwin_file *f, struct mwin_region_create *arg);
@@ -276,7 +294,8 @@ struct mwin_region *region_get(u32 id);
 void region_put(struct mwin_region *r);
 int region_get_info(struct mwin_region_info *info);
 u32 region_count(void);
-const dma_addr_t *region_map_dev(struct mwin_region *r, struct mwin_dev *dev);
+const struct mwin_region_map *region_map_dev(struct mwin_region *r,
+					     struct mwin_dev *dev);
 void region_unmap_dev_all(struct mwin_dev *dev);
 int region_insert_range(struct mwin_region *r, struct mwin_range *range,
 			bool overlap);
@@ -301,7 +320,8 @@ void window_release_owned(struct mwin_file *f);
 void verbs_init_window(struct mwin_window *w);
 int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages);
 void verbs_free_mr(struct mwin_window *w);
-int verbs_map_mr(struct mwin_window *w, const dma_addr_t *dma);
+int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
+		 u32 shift);
 int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
 		    u32 access);
 

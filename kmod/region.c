@@ -28,12 +28,20 @@ struct mwin_region *region_get(u32 id)
 	return mwin_find_get(&mwin_regions, &id, false, region_kref);
 }
 
-static void region_free_pages(struct mwin_region *r)
+static void region_free_pages_only(struct mwin_region *r)
 {
 	unsigned long i;
 
-	for (i = 0; i < r->npages && r->pages[i]; i++)
+	for (i = 0; i < r->npages && r->pages[i]; i++) {
 		__free_page(r->pages[i]);
+		r->pages[i] = NULL;
+	}
+}
+
+static void region_free_pages(struct mwin_region *r)
+{
+	if (r->pages)
+		region_free_pages_only(r);
 	kvfree(r->pages);
 }
 
@@ -52,20 +60,52 @@ void region_put(struct mwin_region *r)
 	kref_put(&r->kref, region_release);
 }
 
+/* Allocate every chunk at @order; the last one keeps only what it needs. */
+static int region_alloc_chunks(struct mwin_region *r, unsigned int order)
+{
+	unsigned long i, j, per = 1UL << order;
+	struct page *page;
+
+	for (i = 0; i < r->npages; i += per) {
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				   (order ? __GFP_NORETRY : 0), order);
+		if (!page)
+			return -ENOMEM;
+		/* order-0 pages, each with its own count, for mmap and free */
+		split_page(page, order);
+		for (j = 0; j < per; j++) {
+			if (i + j < r->npages)
+				r->pages[i + j] = page + j;
+			else
+				__free_page(page + j);
+		}
+		cond_resched();
+	}
+	r->chunk_shift = PAGE_SHIFT + order;
+	return 0;
+}
+
+/*
+ * Allocate the region from physically contiguous chunks of the largest
+ * order that succeeds for all of them, up to MWIN_CHUNK_ORDER, so that a
+ * window can be mapped with large pages and its translation list stays
+ * short. Under fragmentation it falls back to smaller chunks.
+ */
 static int region_alloc_pages(struct mwin_region *r)
 {
-	unsigned long i;
+	unsigned int order = min_t(unsigned int, MWIN_CHUNK_ORDER,
+				   ilog2(r->npages));
 
 	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
 	if (!r->pages)
 		return -ENOMEM;
-	for (i = 0; i < r->npages; i++) {
-		r->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!r->pages[i])
+	for (;; order--) {
+		if (!region_alloc_chunks(r, order))
+			return 0;
+		region_free_pages_only(r);
+		if (!order)
 			return -ENOMEM;
-		cond_resched();
 	}
-	return 0;
 }
 
 static bool region_charge(u64 bytes)
@@ -123,6 +163,25 @@ err:
 	return ret;
 }
 
+static unsigned long region_nchunks(const struct mwin_region *r)
+{
+	return DIV_ROUND_UP(r->length, 1ULL << r->chunk_shift);
+}
+
+/* Bytes of chunk @i: all but the last are whole. */
+static size_t region_chunk_bytes(const struct mwin_region *r, unsigned long i)
+{
+	u64 start = (u64)i << r->chunk_shift;
+
+	return min_t(u64, 1ULL << r->chunk_shift, r->length - start);
+}
+
+static struct page *region_chunk_page(const struct mwin_region *r,
+				      unsigned long i)
+{
+	return r->pages[i << (r->chunk_shift - PAGE_SHIFT)];
+}
+
 static void region_unmap(struct mwin_region *r, struct mwin_region_map *map)
 {
 	struct ib_device *ibdev = map->dev->ibdev;
@@ -130,8 +189,8 @@ static void region_unmap(struct mwin_region *r, struct mwin_region_map *map)
 
 	lockdep_assert_held(&mwin_devs_lock);
 	list_del(&map->node);
-	for (i = 0; i < r->npages; i++)
-		ib_dma_unmap_page(ibdev, map->dma[i], PAGE_SIZE,
+	for (i = 0; i < region_nchunks(r); i++)
+		ib_dma_unmap_page(ibdev, map->dma[i], region_chunk_bytes(r, i),
 				  DMA_BIDIRECTIONAL);
 	kvfree(map);
 }
@@ -147,28 +206,40 @@ static struct mwin_region_map *region_find_map(struct mwin_region *r,
 	return NULL;
 }
 
+/*
+ * Map each chunk once. The map's page size is the chunk size, unless an
+ * IOMMU gave a chunk a less aligned address: a page of the MR must be
+ * aligned in DMA space as in the region.
+ */
 static struct mwin_region_map *region_new_map(struct mwin_region *r,
 					      struct mwin_dev *dev)
 {
+	unsigned long i, n = region_nchunks(r);
 	struct ib_device *ibdev = dev->ibdev;
 	struct mwin_region_map *map;
-	unsigned long i;
+	size_t bytes;
 
-	map = kvzalloc(struct_size(map, dma, r->npages), GFP_KERNEL);
+	map = kvzalloc(struct_size(map, dma, n), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
 	map->dev = dev;
-	for (i = 0; i < r->npages; i++) {
-		map->dma[i] = ib_dma_map_page(ibdev, r->pages[i], 0, PAGE_SIZE,
-					      DMA_BIDIRECTIONAL);
+	map->chunk_shift = r->chunk_shift;
+	map->page_shift = r->chunk_shift;
+	for (i = 0; i < n; i++) {
+		bytes = region_chunk_bytes(r, i);
+		map->dma[i] = ib_dma_map_page(ibdev, region_chunk_page(r, i), 0,
+					      bytes, DMA_BIDIRECTIONAL);
 		if (ib_dma_mapping_error(ibdev, map->dma[i]))
 			goto err;
+		if (map->dma[i])
+			map->page_shift = min_t(u32, map->page_shift,
+						__ffs64(map->dma[i]));
 	}
 	return map;
 
 err:
 	while (i--)
-		ib_dma_unmap_page(ibdev, map->dma[i], PAGE_SIZE,
+		ib_dma_unmap_page(ibdev, map->dma[i], region_chunk_bytes(r, i),
 				  DMA_BIDIRECTIONAL);
 	kvfree(map);
 	return ERR_PTR(-ENOMEM);
@@ -180,13 +251,14 @@ err:
  * @dev: device
  *
  * Maps the region on first use. The map lives until the region is
- * destroyed or the device removed; a window may use it while it holds its
- * region and its peer keeps the device alive.
+ * destroyed or the device removed; a window may keep using it while it
+ * holds its region and is attached to a peer on @dev.
  *
- * Return: one DMA address per page, or an ERR_PTR: -ENOTCONN when the
- * device is going away, -ENOENT when the region is.
+ * Return: the map, or an ERR_PTR: -ENOTCONN when the device is going away,
+ * -ENOENT when the region is.
  */
-const dma_addr_t *region_map_dev(struct mwin_region *r, struct mwin_dev *dev)
+const struct mwin_region_map *region_map_dev(struct mwin_region *r,
+					     struct mwin_dev *dev)
 {
 	struct mwin_region_map *map;
 
@@ -209,7 +281,7 @@ const dma_addr_t *region_map_dev(struct mwin_region *r, struct mwin_dev *dev)
 out:
 	mutex_unlock(&r->lock);
 	mutex_unlock(&mwin_devs_lock);
-	return IS_ERR(map) ? ERR_CAST(map) : map->dma;
+	return map;
 }
 
 /* Called on device removal, after every peer on @dev is gone. */

@@ -86,6 +86,7 @@ int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages)
 	}
 	w->mr = mr;
 	w->mr_pages = pages;
+	w->mr_mapped = false;
 	bitmap_zero(w->keys_used, MWIN_KEYS);
 	return 0;
 }
@@ -103,32 +104,46 @@ void verbs_free_mr(struct mwin_window *w)
 
 /**
  * verbs_map_mr() - point a window's MR at the window's range
- * @w: window with an MR big enough for its range
- * @dma: the region's DMA addresses on the MR's device, one per page
+ * @w: window with an MR big enough for its range in pages of 2^@shift
+ * @map: the region's DMA addresses on the MR's device
+ * @shift: log2 of the MR's page size, at most @map->page_shift
  *
  * The remote address of a byte is its offset in the region, so the iova is
- * the window's offset; its in-page part equals the first page's offset, as
- * hardware requires.
+ * the window's offset; its offset in the first page equals the DMA
+ * address's, as hardware requires. The MR keeps its page list across
+ * REG_MR and LOCAL_INV, so an unchanged range is not mapped again.
  *
  * Return: 0 or -EIO.
  */
-int verbs_map_mr(struct mwin_window *w, const dma_addr_t *dma)
+int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
+		 u32 shift)
 {
 	u64 off = window_offset(w), len = window_length(w);
-	unsigned long first = off >> PAGE_SHIFT;
-	u32 i, n = ((off + len - 1) >> PAGE_SHIFT) - first + 1;
-	unsigned int sg_off = offset_in_page(off);
+	u64 psize = 1ULL << shift, cmask = (1ULL << map->chunk_shift) - 1;
+	u64 base, first = off >> shift;
+	u32 i, n = ((off + len - 1) >> shift) - first + 1;
+	unsigned int sg_off = off & (psize - 1);
 	int mapped;
 
+	if (w->mr_mapped && w->mapped_start == off && w->mapped_len == len &&
+	    w->mapped_shift == shift)
+		return 0;
 	for (i = 0; i < n; i++) {
-		sg_dma_address(&w->sgl[i]) = dma[first + i];
-		sg_dma_len(&w->sgl[i]) = PAGE_SIZE;
+		base = (first + i) << shift;
+		sg_dma_address(&w->sgl[i]) = map->dma[base >> map->chunk_shift] +
+					     (base & cmask);
+		sg_dma_len(&w->sgl[i]) = psize;
 	}
-	mapped = ib_map_mr_sg(w->mr, w->sgl, n, &sg_off, PAGE_SIZE);
+	w->mr_mapped = false;
+	mapped = ib_map_mr_sg(w->mr, w->sgl, n, &sg_off, psize);
 	if (mapped != n)
 		return -EIO;
 	w->mr->iova = off;
 	w->mr->length = len;
+	w->mr_mapped = true;
+	w->mapped_start = off;
+	w->mapped_len = len;
+	w->mapped_shift = shift;
 	return 0;
 }
 

@@ -47,22 +47,37 @@ void window_put(struct mwin_window *w)
 	kref_put(&w->kref, window_release);
 }
 
-static u32 window_pages(u64 offset, u64 length)
+/* Pages of 2^@shift bytes that [@offset, @offset + @length) touches. */
+static u32 window_pages(u64 offset, u64 length, u32 shift)
 {
-	return ((offset + length - 1) >> PAGE_SHIFT) - (offset >> PAGE_SHIFT) + 1;
+	return ((offset + length - 1) >> shift) - (offset >> shift) + 1;
 }
 
-/* Can @dev carry a window of @arg's size and rights? */
-static int window_check_dev(struct mwin_dev *dev,
+/*
+ * The MR page size for a window of @r on @dev: the largest the device
+ * supports within one chunk of the region (and within what the region's
+ * DMA map allows, once mapped).
+ */
+static u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
+			     const struct mwin_region_map *map)
+{
+	return mwin_dev_page_shift(dev, map ? map->page_shift : r->chunk_shift);
+}
+
+/* Can @dev carry a window of @arg's size and rights in @r? */
+static int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 			    const struct mwin_window_bind *arg)
 {
+	u32 shift = window_page_shift(dev, r, NULL);
+
 	if (!dev->fast_reg)
 		return -EOPNOTSUPP;
 	if (arg->access & MWIN_ACCESS_ATOMIC && !dev->atomic)
 		return -EOPNOTSUPP;
-	if (window_pages(arg->offset, arg->length) > dev->max_pages) {
-		pr_info_ratelimited("mwin: %s maps at most %u pages per window\n",
-				    dev_name(&dev->ibdev->dev), dev->max_pages);
+	if (window_pages(arg->offset, arg->length, shift) > dev->max_pages) {
+		pr_info_ratelimited("mwin: %s maps at most %u pages of %lu KiB per window\n",
+				    dev_name(&dev->ibdev->dev), dev->max_pages,
+				    1UL << (shift - 10));
 		return -E2BIG;
 	}
 	return 0;
@@ -122,6 +137,7 @@ static void window_detach(struct mwin_window *w)
 	}
 	spin_unlock(&p->lock);
 	w->peer = NULL;
+	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
 	peer_put(p);
 	if (listed)
@@ -205,11 +221,20 @@ static void window_unbind(struct mwin_window *w, enum mwin_wire_reason why)
  */
 static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 {
-	u32 pages = window_pages(window_offset(w), window_length(w));
+	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
 	bool inv = w->state == MWIN_WINDOW_BOUND;
-	const dma_addr_t *dma;
-	u32 old_rkey = w->rkey;
+	u32 old_rkey = w->rkey, shift, pages;
 	int key, ret;
+
+	if (!map) {
+		map = region_map_dev(w->region, p->dev);
+		if (IS_ERR(map))
+			return PTR_ERR(map);
+	}
+	shift = window_page_shift(p->dev, w->region, map);
+	pages = window_pages(window_offset(w), window_length(w), shift);
+	if (pages > p->dev->max_pages)
+		return -E2BIG;	/* the DMA map is less aligned than hoped */
 
 	key = w->peer == p && w->mr && pages <= w->mr_pages ?
 	      window_pick_key(w) : -ENOSPC;
@@ -223,18 +248,15 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 		ret = window_attach(w, p);
 		if (ret)
 			return ret;
-		ret = verbs_alloc_mr(w, p, roundup_pow_of_two(pages));
+		w->map = map;
+		ret = verbs_alloc_mr(w, p, min(roundup_pow_of_two(pages),
+					       p->dev->max_pages));
 		if (ret)
 			goto err_detach;
 		key = window_pick_key(w);
 	}
 
-	dma = region_map_dev(w->region, p->dev);
-	if (IS_ERR(dma)) {
-		ret = PTR_ERR(dma);
-		goto err_detach;
-	}
-	ret = verbs_map_mr(w, dma);
+	ret = verbs_map_mr(w, map, shift);
 	if (ret)
 		goto err_detach;
 
@@ -285,7 +307,7 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 		region_put(r);
 		return -ENOENT;
 	}
-	ret = window_check_dev(p->dev, arg);
+	ret = window_check_dev(p->dev, r, arg);
 	if (ret)
 		goto err_put;
 	if (atomic_inc_return(&mwin_nr_windows) > READ_ONCE(mwin_max_windows)) {
@@ -385,7 +407,7 @@ int window_rebind(struct mwin_window_bind *arg)
 		ret = -ENOTCONN;
 		goto out;
 	}
-	ret = window_check_dev(p->dev, arg) ?:
+	ret = window_check_dev(p->dev, w->region, arg) ?:
 	      region_move_range(w->region, &w->range, arg->offset, last,
 				arg->flags & MWIN_WINDOW_OVERLAP);
 	if (ret)

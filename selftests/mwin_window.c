@@ -533,4 +533,56 @@ TEST_F(win, concurrent_churn)
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 8));
 }
 
+/*
+ * Regions come in large chunks, so windows map large pages: a window of
+ * far more than 512 pages of 4 KiB binds, byte-granular at both ends, and
+ * a 1 GiB one (512 pages of 2 MiB) too.
+ */
+TEST_F(win, large_windows)
+{
+	uint64_t off = 4096 + 7, len = (6 << 20) - 100;
+	struct mwin_window_bind b;
+	uint32_t big;
+	char *mem;
+
+	ASSERT_EQ(0, mwin_region_create(self->fd, 8 << 20, 0, &big, NULL));
+	mem = mwin_region_mmap(self->fd, big, NULL);
+	ASSERT_NE(NULL, mem);
+	b = test_bind(big, mwpeer_id(self->a), off, len,
+		      MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, off, "<", 1));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_write(self->a, b.rkey, off + len - 1, ">", 1));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_write(self->a, b.rkey, (3 << 20) - 2, "mid", 3));
+	EXPECT_EQ('<', mem[off]);
+	EXPECT_EQ('>', mem[off + len - 1]);
+	EXPECT_EQ(0, memcmp(mem + (3 << 20) - 2, "mid", 3));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_write(self->a, b.rkey, off + len, "x", 1));
+	EXPECT_EQ(0, mem[off + len]);
+	munmap(mem, 8 << 20);
+	ASSERT_EQ(0, mwin_region_destroy(self->fd, big,
+					 MWIN_REGION_DESTROY_FORCE));
+
+	/* 1 GiB: the whole region in one window. */
+	ASSERT_EQ(0, mwpeer_reconnect(self->a));
+	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 30, 0, &big, NULL));
+	b = test_bind(big, mwpeer_id(self->a), 0, 1 << 30,
+		      MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_write(self->a, b.rkey, (1 << 30) - 8, "lastbyte", 8));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 8));
+	/* A rebind to a smaller range, rights changed, same MR. */
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 100, (512 << 20) + 3,
+				 MWIN_ACCESS_READ));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(self->a, b.rkey, (512 << 20) + 102, NULL, 1));
+	ASSERT_EQ(0, mwin_region_destroy(self->fd, big,
+					 MWIN_REGION_DESTROY_FORCE));
+}
+
 TEST_HARNESS_MAIN
