@@ -19,7 +19,7 @@ TOOLS_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 		-I$(TOP)/uapi -I$(TOP)/tools/lib $(EXTRA_CFLAGS)
 # The kselftest harness is written for -Wall, as in the kernel tree.
 SELFTEST_CFLAGS := -O2 -g -Wall -Werror -I$(TOP)/uapi \
-		   -I$(TOP)/tools/lib -I$(BUILD)/kselftest
+		   -I$(TOP)/tools/lib -I$(BUILD)/ksrc/tools/testing/selftests
 RDMA_LIBS := -lrdmacm -libverbs
 
 # Guest kernel for the VM: what the Debian archive offers now.
@@ -28,7 +28,7 @@ VM_KVER = $(shell cat $(BUILD)/vm/kver 2>/dev/null)
 VM_KDIR = /usr/src/linux-headers-$(VM_KVER)
 
 .PHONY: all modules tools selftests clean install uninstall check demo deps \
-	vm-modules help
+	vm-modules help lint compat-check dkms-check man
 
 all: modules
 
@@ -46,26 +46,35 @@ $(BUILD)/tools/mwpeer: tools/mwpeer/mwpeer.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS)
 
-tools: $(BUILD)/tools/mwpeer
+$(BUILD)/tools/mwctl: tools/mwctl/mwctl.c tools/lib/libmwin.c tools/lib/print.c \
+		uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/print.h
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^)
+
+tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl
 
 # ---- selftests -----------------------------------------------------------
 
-# The kernel's own kselftest harness, taken from the linux-source package.
+# From the linux-source package: the kernel's own kselftest harness and the
+# style checkers, extracted once into build/ksrc.
 KSRC_TAR := $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
-KSFT := $(BUILD)/kselftest
+KSRC := $(BUILD)/ksrc
+KSFT := $(KSRC)/tools/testing/selftests
+KSRC_FILES := tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest.h scripts/checkpatch.pl \
+	scripts/spelling.txt scripts/const_structs.checkpatch scripts/kernel-doc
 
-$(KSFT)/kselftest_harness.h:
+$(KSRC)/.stamp:
 	@test -n "$(KSRC_TAR)" || { echo "linux-source is not installed: run make deps" >&2; exit 1; }
-	@mkdir -p $(KSFT)
-	tar -xJf $(KSRC_TAR) -C $(KSFT) --strip-components=4 --wildcards \
-		'*/tools/testing/selftests/kselftest_harness.h' \
-		'*/tools/testing/selftests/kselftest.h'
+	@mkdir -p $(KSRC)
+	tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
+		$(addprefix '*/,$(addsuffix ',$(KSRC_FILES)))
 	@touch $@
 
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
 $(BUILD)/selftests/%: selftests/%.c selftests/mwin_test.h $(LIB_SRCS) $(LIB_HDRS) \
-		$(KSFT)/kselftest_harness.h
+		$(KSRC)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -lpthread
 
@@ -81,21 +90,92 @@ vm-modules: deps
 	$(MAKE) -C $(VM_KDIR) M=$(TOP) modules
 	cp $(TOP)/mwin.ko $(BUILD)/vm/mwin.ko
 
-check: vm-modules selftests tools
+# The style gates and builds first, then the suite and the demo in the VM.
+check: lint compat-check dkms-check vm-modules selftests tools
 	bash $(TOP)/selftests/run-vm.sh
+
+# The suite under a debug kernel (KASAN, lockdep, kmemleak, ...) built from
+# linux-source into build/debug-kernel/ (the first run builds it: ~12 min).
+.PHONY: check-debug
+check-debug: deps selftests tools
+	bash $(VM)/check-debug.sh
 
 demo: vm-modules tools
 	bash $(TOP)/tools/demo.sh
 
+# ---- style gates ---------------------------------------------------------
+
+KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) uapi/linux/mwin.h
+TOOL_SRCS := $(wildcard tools/lib/*.c tools/mwctl/*.c tools/mwpeer/*.c)
+
+# checkpatch --strict and kernel-doc on the module and uAPI, sparse on the
+# module, cppcheck on the tools: any finding fails.
+lint: $(KSRC)/.stamp deps
+	$(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet --show-types \
+		-f $(KMOD_SRCS)
+	@out=$$($(KSRC)/scripts/kernel-doc -none $(KMOD_SRCS) 2>&1); \
+		if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
+	@$(MAKE) -s -C $(VM_KDIR) M=$(TOP) C=2 modules > $(BUILD)/sparse.log 2>&1 || \
+		{ cat $(BUILD)/sparse.log; exit 1; }
+	@if grep -E 'warning:|error:' $(BUILD)/sparse.log; then exit 1; fi
+	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
+		--inline-suppr -I uapi -I tools/lib $(TOOL_SRCS)
+
+# The module must build against every kernel tree Debian gives us here.
+compat-check: deps
+	@for k in $(sort $(wildcard /usr/src/linux-headers-*-amd64)); do \
+		echo "build against $$k"; \
+		rm -rf $(BUILD)/compat && mkdir -p $(BUILD)/compat && \
+		cp -r kmod uapi Kbuild $(BUILD)/compat/ && \
+		$(MAKE) -s -C $$k M=$(BUILD)/compat modules || exit 1; \
+	done
+
+# DKMS builds the module from /usr/src/mwin-1.0 (build only: this host
+# cannot load it).
+DKMS_VERSION := 1.0
+dkms-check: deps
+	rm -rf /usr/src/mwin-$(DKMS_VERSION)
+	mkdir -p /usr/src/mwin-$(DKMS_VERSION)
+	cp -r kmod uapi Kbuild dkms.conf /usr/src/mwin-$(DKMS_VERSION)/
+	dkms remove mwin/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
+	dkms add mwin/$(DKMS_VERSION)
+	dkms build mwin/$(DKMS_VERSION) -k $(VM_KVER)
+	dkms remove mwin/$(DKMS_VERSION) --all
+	rm -rf /usr/src/mwin-$(DKMS_VERSION)
+
 # ---- install -------------------------------------------------------------
 
-install: modules tools
+MWIN_GROUP ?= rdma
+MAN_PAGES := $(BUILD)/man/mwctl.8 $(BUILD)/man/mwpeer.1
+
+$(BUILD)/man/%.8 $(BUILD)/man/%.1: Documentation/%.rst
+	@mkdir -p $(@D)
+	rst2man $< > $@
+
+man: $(MAN_PAGES)
+
+install: modules tools man
 	$(MAKE) -C $(KDIR) M=$(TOP) modules_install INSTALL_MOD_PATH=$(DESTDIR)
 	install -D -m 0755 $(BUILD)/tools/mwpeer $(DESTDIR)$(PREFIX)/bin/mwpeer
+	install -D -m 0755 $(BUILD)/tools/mwctl $(DESTDIR)$(PREFIX)/bin/mwctl
 	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
+	install -D -m 0644 $(BUILD)/man/mwctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8
+	install -D -m 0644 $(BUILD)/man/mwpeer.1 $(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1
+	install -d $(DESTDIR)/etc/udev/rules.d
+	sed 's/@MWIN_GROUP@/$(MWIN_GROUP)/' tools/conf/60-mwin.rules.in \
+		> $(DESTDIR)/etc/udev/rules.d/60-mwin.rules
+	install -D -m 0644 tools/conf/modprobe-mwin.conf \
+		$(DESTDIR)$(PREFIX)/share/doc/mwin/examples/modprobe.d/mwin.conf
+	install -D -m 0644 tools/conf/modules-load-mwin.conf \
+		$(DESTDIR)$(PREFIX)/share/doc/mwin/examples/modules-load.d/mwin.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/mwpeer $(DESTDIR)$(PREFIX)/include/linux/mwin.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/mwpeer $(DESTDIR)$(PREFIX)/bin/mwctl \
+		$(DESTDIR)$(PREFIX)/include/linux/mwin.h \
+		$(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1 \
+		$(DESTDIR)/etc/udev/rules.d/60-mwin.rules
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/mwin
 	rm -f $(DESTDIR)/lib/modules/*/updates/mwin.ko $(DESTDIR)/lib/modules/*/extra/mwin.ko
 
 clean:
@@ -108,5 +188,9 @@ help:
 	@echo "make selftests  build the kselftest suite into build/selftests"
 	@echo "make check      boot the Debian kernel in QEMU with rxe and run the suite"
 	@echo "make demo       boot the VM and walk through a window's life"
-	@echo "make install    install the module, tools and uAPI header (DESTDIR, PREFIX)"
+	@echo "make lint       checkpatch, sparse, kernel-doc and cppcheck; any finding fails"
+	@echo "make compat-check  build the module against every linux-headers-*-amd64 here"
+	@echo "make dkms-check build the module through DKMS (root)"
+	@echo "make install    module, tools, uAPI header, man pages, udev rule (DESTDIR, PREFIX, MWIN_GROUP)"
+	@echo "make uninstall  remove what make install installed"
 	@echo "make clean      remove build outputs"

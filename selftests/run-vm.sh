@@ -27,5 +27,18 @@ if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	echo "not ok - the VM run failed with status $rc (see $log)"
 	fail=1
 fi
+
+# make demo, in its own boot: it checks every step of its transcript.
+if [ -z "${MWIN_TESTS:-}" ] && [ "${MWIN_CHECK_DEMO:-1}" = 1 ]; then
+	demo_log=$top/build/vm/demo.log
+	if bash "$top/tools/demo.sh" > "$demo_log" 2>&1; then
+		echo "ok - make demo"
+		pass=$((pass + 1))
+	else
+		tail -n 20 "$demo_log"
+		echo "not ok - make demo (see $demo_log)"
+		fail=$((fail + 1))
+	fi
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]

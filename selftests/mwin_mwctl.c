@@ -1,0 +1,1811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mwctl, the operator CLI, run as a program (build/tools/mwctl, or $MWCTL)
+ * against the real module: its text and JSON output checked against each
+ * other and against what the module reports through libmwin, its error
+ * lines and exit statuses, and the event monitor, with a real peer where a
+ * window needs one. Object ids are always taken from the output.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <grp.h>
+#include <sys/wait.h>
+
+#include "mwin_test.h"
+
+/* An id no test will ever see: ids only grow, one per object made. */
+#define NO_ID 4000000000U
+
+/* ------------------------------------------------------------ running */
+
+struct run {
+	int status;	/* exit status; 128 + signal when killed */
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t err_len;
+};
+
+static const char *mwctl_path(void)
+{
+	const char *p = getenv("MWCTL");
+
+	return p ? p : "build/tools/mwctl";
+}
+
+static void buf_add(char **b, size_t *len, const char *d, size_t n)
+{
+	char *nb = realloc(*b, *len + n + 1);
+
+	if (!nb)
+		abort();
+	memcpy(nb + *len, d, n);
+	*len += n;
+	nb[*len] = '\0';
+	*b = nb;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* how a command runs */
+enum run_as {
+	AS_ROOT,
+	AS_NODEV,	/* with an empty /dev of its own: no /dev/mwin */
+	AS_NOBODY,	/* as user and group 65534 */
+};
+
+static void run_setup(enum run_as as)
+{
+	gid_t gid = 65534;
+
+	if (as == AS_NODEV &&
+	    (unshare(CLONE_NEWNS) ||
+	     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     mount("tmpfs", "/dev", "tmpfs", 0, NULL)))
+		_exit(126);
+	if (as == AS_NOBODY &&
+	    (setgroups(1, &gid) || setgid(gid) || setuid(65534)))
+		_exit(126);
+}
+
+/*
+ * Run mwctl with @argv (NULL-terminated, argv[0] is the name), feeding it
+ * @in on stdin; capture stdout, stderr and the exit status.
+ */
+static int run_argv(struct run *r, const void *in, size_t in_len,
+		    enum run_as as, char **argv)
+{
+	int po[2], pe[2], pi[2];
+	size_t in_off = 0;
+	pid_t pid;
+	int st;
+
+	run_free(r);
+	buf_add(&r->out, &r->out_len, "", 0);
+	buf_add(&r->err, &r->err_len, "", 0);
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(pi, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(pi[0], 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		run_setup(as);
+		execv(mwctl_path(), argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	close(pi[0]);
+	if (!in_len) {
+		close(pi[1]);
+		pi[1] = -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	while (po[0] >= 0 || pe[0] >= 0) {
+		struct pollfd pfd[3] = {
+			{ .fd = po[0], .events = POLLIN },
+			{ .fd = pe[0], .events = POLLIN },
+			{ .fd = pi[1], .events = POLLOUT },
+		};
+		char buf[65536];
+		ssize_t n;
+		int i;
+
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (i = 0; i < 2; i++) {
+			if (!pfd[i].revents)
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n > 0) {
+				if (i == 0)
+					buf_add(&r->out, &r->out_len, buf, n);
+				else
+					buf_add(&r->err, &r->err_len, buf, n);
+			} else if (n == 0 || errno != EINTR) {
+				close(pfd[i].fd);
+				if (i == 0)
+					po[0] = -1;
+				else
+					pe[0] = -1;
+			}
+		}
+		if (pi[1] >= 0 && pfd[2].revents) {
+			n = write(pi[1], (const char *)in + in_off, in_len - in_off);
+			if (n > 0)
+				in_off += n;
+			if (n < 0 || in_off == in_len) {
+				close(pi[1]);
+				pi[1] = -1;
+			}
+		}
+	}
+	if (pi[1] >= 0)
+		close(pi[1]);
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* split @line at spaces into @argv (at most @max - 1 words) */
+static void split(char *line, char **argv, int max)
+{
+	int n = 0;
+	char *save = NULL, *w;
+
+	argv[n++] = "mwctl";
+	for (w = strtok_r(line, " ", &save); w && n < max - 1;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+}
+
+static int __attribute__((format(printf, 5, 6)))
+run_in(struct run *r, const void *in, size_t in_len, enum run_as as,
+       const char *fmt, ...)
+{
+	char line[1024], *argv[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	split(line, argv, 64);
+	return run_argv(r, in, in_len, as, argv);
+}
+
+#define RUN(_r, ...) ASSERT_EQ(0, run_in(_r, NULL, 0, AS_ROOT, __VA_ARGS__))
+
+/* success: status 0 and nothing on stderr */
+#define EXPECT_OK(_r) do {						\
+	EXPECT_EQ(0, (_r)->status);					\
+	EXPECT_STREQ("", (_r)->err);					\
+} while (0)
+
+#define ASSERT_OK(_r) do {						\
+	ASSERT_STREQ("", (_r)->err);					\
+	ASSERT_EQ(0, (_r)->status);					\
+} while (0)
+
+/* failure: exactly one line on stderr, nothing on stdout */
+#define EXPECT_ERR(_r, _status, ...) do {				\
+	char _want[512];						\
+	snprintf(_want, sizeof(_want) - 1, __VA_ARGS__);		\
+	strcat(_want, "\n");						\
+	EXPECT_EQ(_status, (_r)->status);				\
+	EXPECT_STREQ(_want, (_r)->err);					\
+	EXPECT_STREQ("", (_r)->out);					\
+} while (0)
+
+/* --------------------------------------------------------------- JSON */
+
+enum jtype { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ };
+
+struct jv {
+	enum jtype t;
+	bool b;
+	uint64_t u;		/* JNUM: the value, when a plain integer */
+	bool integer;
+	char *s;		/* JSTR */
+	size_t n;		/* JARR, JOBJ: members */
+	char **keys;		/* JOBJ */
+	struct jv **v;
+};
+
+static void jfree(struct jv *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->n; i++) {
+		if (j->keys)
+			free(j->keys[i]);
+		jfree(j->v[i]);
+	}
+	free(j->keys);
+	free(j->v);
+	free(j->s);
+	free(j);
+}
+
+static void jws(const char **p)
+{
+	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
+		(*p)++;
+}
+
+static char *jstring(const char **p)
+{
+	char *out = NULL;
+	size_t len = 0;
+
+	if (**p != '"')
+		return NULL;
+	(*p)++;
+	buf_add(&out, &len, "", 0);
+	while (**p && **p != '"') {
+		char c = **p;
+
+		if ((unsigned char)c < 0x20)
+			goto bad;
+		if (c == '\\') {
+			(*p)++;
+			switch (**p) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '"': c = '"'; break;
+			case '\\': c = '\\'; break;
+			case '/': c = '/'; break;
+			case 'u': {
+				unsigned int u;
+
+				if (sscanf(*p + 1, "%4x", &u) != 1 || u > 0x7f)
+					goto bad;
+				c = (char)u;
+				*p += 4;
+				break;
+			}
+			default:
+				goto bad;
+			}
+		}
+		buf_add(&out, &len, &c, 1);
+		(*p)++;
+	}
+	if (**p != '"')
+		goto bad;
+	(*p)++;
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+static struct jv *jvalue(const char **p, int depth)
+{
+	struct jv *j = calloc(1, sizeof(*j));
+
+	if (!j || depth > 32)
+		goto bad;
+	jws(p);
+	if (**p == '{' || **p == '[') {
+		bool obj = **p == '{';
+		char close = obj ? '}' : ']';
+
+		j->t = obj ? JOBJ : JARR;
+		(*p)++;
+		jws(p);
+		if (**p == close) {
+			(*p)++;
+			return j;
+		}
+		for (;;) {
+			char *key = NULL;
+			struct jv *v;
+
+			jws(p);
+			if (obj) {
+				key = jstring(p);
+				if (!key)
+					goto bad;
+				jws(p);
+				if (**p != ':') {
+					free(key);
+					goto bad;
+				}
+				(*p)++;
+			}
+			v = jvalue(p, depth + 1);
+			if (!v) {
+				free(key);
+				goto bad;
+			}
+			j->v = realloc(j->v, (j->n + 1) * sizeof(*j->v));
+			if (obj)
+				j->keys = realloc(j->keys, (j->n + 1) * sizeof(*j->keys));
+			j->v[j->n] = v;
+			if (obj)
+				j->keys[j->n] = key;
+			j->n++;
+			jws(p);
+			if (**p == ',') {
+				(*p)++;
+				continue;
+			}
+			if (**p != close)
+				goto bad;
+			(*p)++;
+			return j;
+		}
+	}
+	if (**p == '"') {
+		j->t = JSTR;
+		j->s = jstring(p);
+		if (!j->s)
+			goto bad;
+		return j;
+	}
+	if (!strncmp(*p, "true", 4) || !strncmp(*p, "false", 5)) {
+		j->t = JBOOL;
+		j->b = **p == 't';
+		*p += j->b ? 4 : 5;
+		return j;
+	}
+	if (!strncmp(*p, "null", 4)) {
+		*p += 4;
+		return j;
+	}
+	if (**p == '-' || isdigit((unsigned char)**p)) {
+		const char *start = *p;
+
+		j->t = JNUM;
+		j->integer = isdigit((unsigned char)**p);
+		if (**p == '-')
+			(*p)++;
+		if (!isdigit((unsigned char)**p))
+			goto bad;
+		if (**p == '0' && isdigit((unsigned char)(*p)[1]))
+			goto bad;	/* no leading zeros in JSON */
+		while (isdigit((unsigned char)**p))
+			(*p)++;
+		if (**p == '.' || **p == 'e' || **p == 'E') {
+			j->integer = false;
+			while (**p && strchr("0123456789.eE+-", **p))
+				(*p)++;
+		}
+		if (j->integer)
+			j->u = strtoull(start, NULL, 10);
+		return j;
+	}
+bad:
+	jfree(j);
+	return NULL;
+}
+
+/* one whole document, nothing but white space after it */
+static struct jv *jparse(const char *s)
+{
+	const char *p = s;
+	struct jv *j = jvalue(&p, 0);
+
+	if (!j)
+		return NULL;
+	jws(&p);
+	if (*p) {
+		jfree(j);
+		return NULL;
+	}
+	return j;
+}
+
+static struct jv *jget(const struct jv *o, const char *key)
+{
+	size_t i;
+
+	if (!o || o->t != JOBJ)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return o->v[i];
+	return NULL;
+}
+
+#define JMISSING UINT64_MAX
+
+/* the integer at @key, JMISSING when there is none */
+static uint64_t jnum(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JNUM && v->integer ? v->u : JMISSING;
+}
+
+static const char *jstr(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JSTR ? v->s : "(none)";
+}
+
+static int jbool(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JBOOL ? v->b : -1;
+}
+
+/* the element of array @a whose @key is @val */
+static struct jv *jfind(const struct jv *a, const char *key, uint64_t val)
+{
+	size_t i;
+
+	if (!a || a->t != JARR)
+		return NULL;
+	for (i = 0; i < a->n; i++)
+		if (jnum(a->v[i], key) == val)
+			return a->v[i];
+	return NULL;
+}
+
+/* --------------------------------------------------------------- text */
+
+/* a copy of the first line of @out that starts with @prefix, or NULL */
+static char *text_line(const char *out, const char *prefix)
+{
+	const char *p = out;
+	size_t n = strlen(prefix);
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len >= n && !strncmp(p, prefix, n))
+			return strndup(p, len);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* the word after the word @key in @line ("" if none), in @buf */
+static const char *tval(const char *line, const char *key, char *buf,
+			size_t len)
+{
+	char copy[1024], *save = NULL, *w;
+	bool next = false;
+
+	buf[0] = '\0';
+	if (!line)
+		return buf;
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (next) {
+			snprintf(buf, len, "%s", w);
+			break;
+		}
+		next = !strcmp(w, key);
+	}
+	return buf;
+}
+
+static uint64_t tnum(const char *line, const char *key)
+{
+	char buf[64];
+
+	tval(line, key, buf, sizeof(buf));
+	return *buf ? strtoull(buf, NULL, 0) : JMISSING;
+}
+
+/* the value of the first "NAME N" at the start of the output */
+static uint32_t first_id(const char *out, const char *name)
+{
+	char fmt[32];
+	unsigned int id = 0;
+
+	snprintf(fmt, sizeof(fmt), "%s %%u ", name);
+	if (sscanf(out, fmt, &id) != 1)
+		return 0;
+	return id;
+}
+
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	if (v && !(v & ((1ULL << 30) - 1)))
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(v >> 30));
+	else if (v && !(v & ((1ULL << 20) - 1)))
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
+	else if (v && !(v & ((1ULL << 10) - 1)))
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
+	return buf;
+}
+
+/*
+ * Drop the numbers of "peers" fields in place: peers of earlier tests may
+ * still be going away while one compares two outputs of dev show.
+ */
+static void unpeer(char *s)
+{
+	char *p = s, *out = s;
+
+	while (*p) {
+		bool word = p == s || (!isalnum((unsigned char)p[-1]) && p[-1] != '_');
+
+		if (word && !strncmp(p, "peers", 5)) {
+			memmove(out, p, 5);
+			out += 5;
+			p += 5;
+			while (*p == '"' || *p == ':' || *p == ' ')
+				*out++ = *p++;
+			while (isdigit((unsigned char)*p))
+				p++;
+			continue;
+		}
+		*out++ = *p++;
+	}
+	*out = '\0';
+}
+
+/* two outputs of dev show are the same but for the peer counts */
+#define EXPECT_SAME_DEV(_a, _b) do {					\
+	char *_x = strdup(_a), *_y = strdup(_b);			\
+	unpeer(_x);							\
+	unpeer(_y);							\
+	EXPECT_STREQ(_x, _y);						\
+	free(_x);							\
+	free(_y);							\
+} while (0)
+
+/* ------------------------------------------------------ without module */
+
+TEST(version_and_help)
+{
+	static const char *const helps[][2] = {
+		{ "-h", "Usage: mwctl [OPTIONS] OBJECT" },
+		{ "--help", "Usage: mwctl [OPTIONS] OBJECT" },
+		{ "help", "Usage: mwctl [OPTIONS] OBJECT" },
+		{ "", "Usage: mwctl [OPTIONS] OBJECT" },
+		{ "h", "Usage: mwctl [OPTIONS] OBJECT" },
+		{ "dev help", "Usage: mwctl dev" },
+		{ "dev -h", "Usage: mwctl dev" },
+		{ "peer help", "Usage: mwctl peer" },
+		{ "region help", "Usage: mwctl region" },
+		{ "reg cr help", "Usage: mwctl region" },
+		{ "region destroy help", "Usage: mwctl region" },
+		{ "window help", "Usage: mwctl window" },
+		{ "win -h", "Usage: mwctl window" },
+		{ "window create help", "Usage: mwctl window" },
+		{ "window rebind --help", "Usage: mwctl window" },
+		{ "window show help", "Usage: mwctl window" },
+		{ "monitor help", "Usage: mwctl monitor" },
+		{ "mon -h", "Usage: mwctl monitor" },
+	};
+	struct run r = { 0 };
+	size_t i;
+
+	RUN(&r, "-V");
+	EXPECT_OK(&r);
+	EXPECT_EQ(0, strncmp(r.out, "mwctl ", 6));
+	EXPECT_NE(NULL, strstr(r.out, "ABI 1"));
+	RUN(&r, "--version");
+	EXPECT_OK(&r);
+	EXPECT_EQ(0, strncmp(r.out, "mwctl ", 6));
+
+	for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
+		RUN(&r, "%s", helps[i][0]);
+		EXPECT_OK(&r);
+		if (strncmp(r.out, helps[i][1], strlen(helps[i][1])))
+			TH_LOG("'mwctl %s' printed: %s", helps[i][0], r.out);
+		EXPECT_EQ(0, strncmp(r.out, helps[i][1], strlen(helps[i][1])));
+	}
+	/* the usage names every command it has */
+	RUN(&r, "window help");
+	EXPECT_NE(NULL, strstr(r.out, "mwctl window rebind ID"));
+	EXPECT_NE(NULL, strstr(r.out, "mwctl window invalidate ID"));
+	RUN(&r, "region help");
+	EXPECT_NE(NULL, strstr(r.out, "mwctl region read ID"));
+	run_free(&r);
+}
+
+/* Usage errors: one line, status 2, checked before /dev/mwin is opened. */
+TEST(usage_errors)
+{
+	static const char *const cases[][2] = {
+		{ "foo", "mwctl: unknown object 'foo' (try 'mwctl help')" },
+		{ "-z dev", "mwctl: unknown option '-z' (try 'mwctl help')" },
+		{ "--bogus", "mwctl: unknown option '--bogus' (try 'mwctl help')" },
+		{ "window frob", "mwctl: unknown command 'frob' for window (try 'mwctl window help')" },
+		{ "region x", "mwctl: unknown command 'x' for region (try 'mwctl region help')" },
+		{ "peer show 1 now", "mwctl: unexpected argument 'now' for peer show" },
+		{ "window create region 1 peer 1 o 0 len 4096 access r",
+		  "mwctl: 'o' is ambiguous for window create: offset, overlap" },
+		{ "window rebind 1 o 0",
+		  "mwctl: 'o' is ambiguous for window rebind: offset, overlap" },
+		{ "window create region 1 peer 1 len 4096 access r bogus",
+		  "mwctl: unknown keyword 'bogus' for window create (expected region, peer, offset, len, access, overlap)" },
+		{ "region destroy 1 forced",
+		  "mwctl: unknown keyword 'forced' for region destroy (expected force)" },
+		{ "window create region 1 peer 1 len 4096",
+		  "mwctl: window create needs 'access ACCESS'" },
+		{ "window create peer 1 len 4096 access r",
+		  "mwctl: window create needs 'region ID'" },
+		{ "window create region 1 peer 1 len 4096 access rx",
+		  "mwctl: bad access 'rx' (letters r, w, a, e.g. rw)" },
+		{ "window create region 1 peer 1 len 4096 access RW",
+		  "mwctl: bad access 'RW' (letters r, w, a, e.g. rw)" },
+		{ "window create region 1 peer 1 len 4096 access",
+		  "mwctl: 'access' needs a value (access ACCESS)" },
+		{ "window create region 1 peer x len 4096 access r",
+		  "mwctl: bad peer id 'x' (a positive number)" },
+		{ "window create region 1 peer 1 len 0 access r",
+		  "mwctl: len must be at least 1 byte" },
+		{ "window create region 1 peer 1 len 4Q access r",
+		  "mwctl: bad size '4Q' for 'len' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
+		{ "region create size 4X",
+		  "mwctl: bad size '4X' for 'size' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
+		{ "region create size 0xZ",
+		  "mwctl: bad size '0xZ' for 'size' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
+		{ "region create size -1",
+		  "mwctl: bad size '-1' for 'size' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
+		{ "region create size 99999999999999999999",
+		  "mwctl: bad size '99999999999999999999' for 'size' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
+		{ "region create size", "mwctl: 'size' needs a value (size SIZE)" },
+		{ "region create", "mwctl: region create needs 'size SIZE'" },
+		{ "region create size 5G",
+		  "mwctl: size 5 GiB is over the 4 GiB limit of a region" },
+		{ "region create size 0", "mwctl: size must be at least 1 byte" },
+		{ "region create size 4K size 8K", "mwctl: 'size' given twice" },
+		{ "window destroy", "mwctl: window destroy needs a window ID" },
+		{ "window destroy abc", "mwctl: bad window id 'abc' (a positive number)" },
+		{ "window invalidate 0", "mwctl: bad window id '0' (a positive number)" },
+		{ "window show 1 2", "mwctl: unexpected argument '2' for window show" },
+		{ "peer disconnect", "mwctl: peer disconnect needs a peer ID" },
+		{ "region write 1 offset 0",
+		  "mwctl: region write needs one of 'hex HEX' or 'file PATH'" },
+		{ "region write 1 hex 00 file /dev/null",
+		  "mwctl: region write needs one of 'hex HEX' or 'file PATH'" },
+		{ "region write 1 hex 123",
+		  "mwctl: bad hex '123' (an even number of hex digits, e.g. 68656c6c6f)" },
+		{ "region write 1 hex zz",
+		  "mwctl: bad hex 'zz' (an even number of hex digits, e.g. 68656c6c6f)" },
+		{ "region read 1 offset 0", "mwctl: region read needs 'len LEN'" },
+		{ "dev show rxe0", "mwctl: unexpected argument 'rxe0' for dev show" },
+		{ "monitor now",
+		  "mwctl: unexpected argument 'now' for monitor (try 'mwctl monitor help')" },
+	};
+	struct run r = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		RUN(&r, "%s", cases[i][0]);
+		if (r.status != 2 || strncmp(r.err, cases[i][1], strlen(cases[i][1])))
+			TH_LOG("'mwctl %s': status %d, stderr %s", cases[i][0],
+			       r.status, r.err);
+		EXPECT_ERR(&r, 2, "%s", cases[i][1]);
+	}
+	run_free(&r);
+}
+
+/* Without /dev/mwin (an empty /dev in a mount namespace of its own). */
+TEST(no_device)
+{
+	static const char want[] =
+		"mwctl: cannot open /dev/mwin: No such file or directory (is the mwin module loaded?)";
+	struct run r = { 0 };
+
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NODEV, "dev show"));
+	EXPECT_ERR(&r, 1, want);
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NODEV, "-j window"));
+	EXPECT_ERR(&r, 1, want);
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NODEV, "monitor"));
+	EXPECT_ERR(&r, 1, want);
+	/* usage errors come first */
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NODEV, "window destroy"));
+	EXPECT_ERR(&r, 2, "mwctl: window destroy needs a window ID");
+	run_free(&r);
+}
+
+/* /dev/mwin is root's only. */
+TEST(not_root)
+{
+	static const char want[] =
+		"mwctl: cannot open /dev/mwin: Permission denied (mwctl must run as root)";
+	struct run r = { 0 };
+
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NOBODY, "region show"));
+	EXPECT_ERR(&r, 1, want);
+	ASSERT_EQ(0, run_in(&r, NULL, 0, AS_NOBODY, "-V"));
+	EXPECT_EQ(0, r.status);
+	run_free(&r);
+}
+
+/* --------------------------------------------------------- with module */
+
+FIXTURE(mw)
+{
+	int fd;
+	struct mwpeer *p;
+	uint32_t peer;
+	uint32_t region;	/* 64 KiB, made with mwctl */
+	struct run r;
+};
+
+FIXTURE_SETUP(mw)
+{
+	memset(&self->r, 0, sizeof(self->r));
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	self->p = test_connect();
+	ASSERT_NE(NULL, self->p);
+	self->peer = mwpeer_id(self->p);
+	RUN(&self->r, "region create size 64K");
+	ASSERT_OK(&self->r);
+	self->region = first_id(self->r.out, "region");
+	ASSERT_NE(0, self->region);
+}
+
+FIXTURE_TEARDOWN(mw)
+{
+	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
+	mwpeer_close(self->p);
+	run_free(&self->r);
+	close(self->fd);
+}
+
+/* Create a window with mwctl -j; returns its id, fills @b from the output. */
+static uint32_t mk_window(struct __test_metadata *_metadata, struct run *r,
+			  const char *args, struct mwin_window_bind *b)
+{
+	struct jv *j;
+	uint32_t id;
+
+	EXPECT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "-j window create %s", args));
+	EXPECT_EQ(0, r->status);
+	EXPECT_STREQ("", r->err);
+	j = jparse(r->out);
+	EXPECT_NE(NULL, j);
+	if (!j)
+		return 0;
+	id = (uint32_t)jnum(j, "id");
+	if (b) {
+		memset(b, 0, sizeof(*b));
+		b->id = id;
+		b->region = (uint32_t)jnum(j, "region");
+		b->peer = (uint32_t)jnum(j, "peer");
+		b->rkey = (uint32_t)jnum(j, "rkey");
+		b->iova = jnum(j, "iova");
+		b->length = jnum(j, "len");
+	}
+	jfree(j);
+	return id;
+}
+
+TEST_F(mw, dev_show)
+{
+	struct mwin_dev_info devs[8], *d = NULL;
+	struct mwin_info info;
+	struct jv *j, *jd, *jp;
+	const char *devname = mwpeer_dev_name(self->p);
+	char *line, want[256], text[4096];
+	uint32_t i;
+
+	ASSERT_EQ(0, mwin_info(self->fd, &info, devs, 8));
+	for (i = 0; i < info.nr_devs && i < 8; i++)
+		if (!strcmp(devs[i].name, devname))
+			d = &devs[i];
+	ASSERT_NE(NULL, d);
+
+	RUN(&self->r, "dev show");
+	EXPECT_OK(&self->r);
+	snprintf(text, sizeof(text), "%s", self->r.out);
+	line = text_line(self->r.out, "module mwin ");
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(MWIN_ABI_VERSION, tnum(line, "abi"));
+	EXPECT_EQ(info.port, tnum(line, "port"));
+	EXPECT_EQ(info.max_windows, tnum(line, "max_windows"));
+	EXPECT_EQ(info.max_peers, tnum(line, "max_peers"));
+	EXPECT_EQ(info.max_region_bytes, tnum(line, "max_region_bytes"));
+	free(line);
+	snprintf(want, sizeof(want), "dev %s index %u max_window_bytes %llu max_pages %u caps ",
+		 d->name, d->index, (unsigned long long)d->max_window_bytes,
+		 d->max_pages);
+	line = text_line(self->r.out, want);
+	ASSERT_NE(NULL, line);
+	EXPECT_NE(NULL, strstr(line, "fast_reg"));
+	free(line);
+
+	/* abbreviations print the same */
+	RUN(&self->r, "d");
+	EXPECT_OK(&self->r);
+	EXPECT_SAME_DEV(text, self->r.out);
+	RUN(&self->r, "de sh");
+	EXPECT_SAME_DEV(text, self->r.out);
+
+	RUN(&self->r, "-j dev show");
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(MWIN_ABI_VERSION, jnum(j, "abi_version"));
+	EXPECT_EQ(info.port, jnum(j, "port"));
+	EXPECT_EQ(info.max_region_bytes, jnum(j, "max_region_bytes"));
+	EXPECT_EQ(info.max_windows, jnum(j, "max_windows"));
+	EXPECT_EQ(info.max_peers, jnum(j, "max_peers"));
+	EXPECT_NE(JMISSING, jnum(j, "regions"));
+	EXPECT_NE(JMISSING, jnum(j, "region_bytes"));
+	EXPECT_NE(JMISSING, jnum(j, "windows"));
+	EXPECT_LE(1, jnum(j, "peers"));
+	jd = jget(j, "devs");
+	ASSERT_NE(NULL, jd);
+	ASSERT_EQ(JARR, jd->t);
+	EXPECT_EQ(info.nr_devs, jd->n);
+	jp = NULL;
+	for (i = 0; i < jd->n; i++)
+		if (!strcmp(jstr(jd->v[i], "name"), devname))
+			jp = jd->v[i];
+	ASSERT_NE(NULL, jp);
+	EXPECT_EQ(d->max_window_bytes, jnum(jp, "max_window_bytes"));
+	EXPECT_EQ(d->max_pages, jnum(jp, "max_pages"));
+	EXPECT_EQ(d->index, jnum(jp, "index"));
+	EXPECT_LE(1, jnum(jp, "peers"));
+	ASSERT_NE(NULL, jget(jp, "caps"));
+	EXPECT_EQ(JARR, jget(jp, "caps")->t);
+	EXPECT_EQ(!!(d->caps & MWIN_DEV_CAP_FAST_REG) +
+		  !!(d->caps & MWIN_DEV_CAP_ATOMIC), jget(jp, "caps")->n);
+	EXPECT_EQ(NULL, jget(jp, "page_size_cap"));
+	jfree(j);
+
+	/* -d adds the page sizes; -p is the same document, indented */
+	RUN(&self->r, "-d -p dev");
+	EXPECT_OK(&self->r);
+	EXPECT_NE(NULL, strstr(self->r.out, "\n  \"devs\": [\n"));
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	jp = jfind(jget(j, "devs"), "index", d->index);
+	ASSERT_NE(NULL, jp);
+	EXPECT_EQ(d->page_size_cap, jnum(jp, "page_size_cap"));
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)d->page_size_cap);
+	EXPECT_STREQ(want, jstr(jp, "page_size_cap_hex"));
+	jfree(j);
+	RUN(&self->r, "-d dev");
+	snprintf(want, sizeof(want), "page_size_cap 0x%llx",
+		 (unsigned long long)d->page_size_cap);
+	EXPECT_NE(NULL, strstr(self->r.out, want));
+	snprintf(text, sizeof(text), "%s", self->r.out);
+	RUN(&self->r, "--details dev");
+	EXPECT_SAME_DEV(text, self->r.out);
+
+	/* long options are the short ones */
+	RUN(&self->r, "-p dev");
+	snprintf(text, sizeof(text), "%s", self->r.out);
+	RUN(&self->r, "--pretty dev");
+	EXPECT_OK(&self->r);
+	EXPECT_SAME_DEV(text, self->r.out);
+	RUN(&self->r, "--json -p dev");
+	EXPECT_SAME_DEV(text, self->r.out);
+	RUN(&self->r, "-j dev");
+	snprintf(text, sizeof(text), "%s", self->r.out);
+	RUN(&self->r, "--json dev");
+	EXPECT_SAME_DEV(text, self->r.out);
+	EXPECT_EQ(NULL, strchr(text, ' '));
+	EXPECT_EQ(strlen(text) - 1, (size_t)(strchr(text, '\n') - text));
+}
+
+TEST_F(mw, region_create_show_destroy)
+{
+	struct mwin_region_info ri;
+	uint32_t a, b, c, o;
+	struct jv *j, *e;
+	char want[256], *line;
+
+	/* the fixture's region, made by "region create size 64K" */
+	snprintf(want, sizeof(want), "region %u size 65536 windows 0\n",
+		 self->region);
+	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	EXPECT_EQ(65536, ri.length);
+
+	/* sizes: hex, suffixes, rounding to pages */
+	RUN(&self->r, "region create size 0x3000");
+	EXPECT_OK(&self->r);
+	a = first_id(self->r.out, "region");
+	ASSERT_NE(0, a);
+	snprintf(want, sizeof(want), "region %u size 12288 windows 0\n", a);
+	EXPECT_STREQ(want, self->r.out);
+	ASSERT_EQ(0, mwin_region_get(self->fd, a, 0, &ri));
+	EXPECT_EQ(12288, ri.length);
+
+	RUN(&self->r, "-j region create size 5000");
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	b = (uint32_t)jnum(j, "id");
+	EXPECT_LT(a, b);
+	EXPECT_EQ(8192, jnum(j, "size"));
+	EXPECT_EQ(0, jnum(j, "windows"));
+	EXPECT_EQ(NULL, jget(j, "mmap_offset"));
+	jfree(j);
+	ASSERT_EQ(0, mwin_region_get(self->fd, b, 0, &ri));
+	EXPECT_EQ(8192, ri.length);
+
+	RUN(&self->r, "-d -j reg cr s 1M");
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	c = (uint32_t)jnum(j, "id");
+	EXPECT_EQ(1 << 20, jnum(j, "size"));
+	ASSERT_EQ(0, mwin_region_get(self->fd, c, 0, &ri));
+	EXPECT_EQ(ri.mmap_offset, jnum(j, "mmap_offset"));
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)ri.mmap_offset);
+	EXPECT_STREQ(want, jstr(j, "mmap_offset_hex"));
+	EXPECT_EQ(0, jbool(j, "owned"));
+	jfree(j);
+	RUN(&self->r, "-d region show %u", c);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u size 1048576 windows 0 mmap_offset 0x%llx\n",
+		 c, (unsigned long long)ri.mmap_offset);
+	EXPECT_STREQ(want, self->r.out);
+
+	/* owned: the region lives as long as the mwctl call */
+	RUN(&self->r, "-d region create size 4K owned");
+	EXPECT_OK(&self->r);
+	o = first_id(self->r.out, "region");
+	ASSERT_NE(0, o);
+	EXPECT_NE(NULL, strstr(self->r.out, " owned\n"));
+	EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, o, 0, &ri));
+
+	/* show: all, one, abbreviated; text and JSON agree */
+	RUN(&self->r, "region show");
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u ", b);
+	line = text_line(self->r.out, want);
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(8192, tnum(line, "size"));
+	free(line);
+	snprintf(want, sizeof(want), "region %u ", o);
+	EXPECT_EQ(NULL, text_line(self->r.out, want));
+	RUN(&self->r, "-j region");
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "regions"), "id", a);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(12288, jnum(e, "size"));
+	EXPECT_NE(NULL, jfind(jget(j, "regions"), "id", self->region));
+	EXPECT_EQ(NULL, jfind(jget(j, "regions"), "id", o));
+	jfree(j);
+	RUN(&self->r, "r s %u", a);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u size 12288 windows 0\n", a);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "-j region show %u", a);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	ASSERT_NE(NULL, jget(j, "regions"));
+	EXPECT_EQ(1, jget(j, "regions")->n);
+	EXPECT_EQ(12288, jnum(jfind(jget(j, "regions"), "id", a), "size"));
+	jfree(j);
+
+	/* destroy, text and JSON; then the ids name nothing */
+	RUN(&self->r, "region destroy %u", a);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u destroyed\n", a);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, a, 0, &ri));
+	RUN(&self->r, "-j region destroy %u", b);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(b, jnum(j, "id"));
+	EXPECT_EQ(1, jbool(j, "destroyed"));
+	jfree(j);
+	RUN(&self->r, "reg d %u", c);
+	EXPECT_OK(&self->r);
+
+	RUN(&self->r, "region show %u", a);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", a);
+	RUN(&self->r, "-j region show %u", b);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", b);
+	RUN(&self->r, "region destroy %u", a);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", a);
+	RUN(&self->r, "region destroy %u force", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", NO_ID);
+}
+
+TEST_F(mw, region_write_read)
+{
+	static const char dump[] =
+		"00000000  00 00 00 00 68 65 6c 6c  6f 20 77 69 6e 64 6f 77  |....hello window|\n"
+		"00000010  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n"
+		"*\n"
+		"00000030  00 00 00 00 00 00 00 00  00 00                    |..........|\n"
+		"0000003a\n";
+	const char path_in[] = "/tmp/mwctl-test.in", path_out[] = "/tmp/mwctl-test.out";
+	uint8_t data[10000], *mem, back[10000];
+	size_t len, i;
+	struct jv *j;
+	char want[256];
+	FILE *f;
+
+	mem = mwin_region_mmap(self->fd, self->region, &len);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(65536, len);
+
+	/* hex in, hexdump and JSON out */
+	RUN(&self->r, "region write %u offset 100 hex 68656c6c6f2077696e646f77",
+	    self->region);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u offset 100 len 12\n", self->region);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(0, memcmp(mem + 100, "hello window", 12));
+	RUN(&self->r, "region read %u offset 96 len 58", self->region);
+	EXPECT_OK(&self->r);
+	EXPECT_STREQ(dump, self->r.out);
+	RUN(&self->r, "-j region read %u offset 0x64 len 12", self->region);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("68656c6c6f2077696e646f77", jstr(j, "data"));
+	EXPECT_EQ(100, jnum(j, "offset"));
+	EXPECT_EQ(12, jnum(j, "len"));
+	EXPECT_EQ(self->region, jnum(j, "id"));
+	jfree(j);
+	RUN(&self->r, "-j region write %u hex 0xCAFE", self->region);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, jnum(j, "offset"));
+	EXPECT_EQ(2, jnum(j, "len"));
+	jfree(j);
+	EXPECT_EQ(0xca, mem[0]);
+	EXPECT_EQ(0xfe, mem[1]);
+
+	/* files: written at 4K, read back to a file and to stdout */
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + (i >> 7));
+	f = fopen(path_in, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fwrite(data, sizeof(data), 1, f));
+	fclose(f);
+	RUN(&self->r, "region write %u offset 4K file %s", self->region, path_in);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u offset 4096 len 10000\n", self->region);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(0, memcmp(mem + 4096, data, sizeof(data)));
+	RUN(&self->r, "region read %u offset 0x1000 len 10000 file %s",
+	    self->region, path_out);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "region %u offset 4096 len 10000 file %s\n",
+		 self->region, path_out);
+	EXPECT_STREQ(want, self->r.out);
+	f = fopen(path_out, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(1, fread(back, sizeof(back), 1, f));
+	fclose(f);
+	EXPECT_EQ(0, memcmp(back, data, sizeof(data)));
+	RUN(&self->r, "region read %u offset 4K len 10000 file -", self->region);
+	EXPECT_OK(&self->r);
+	EXPECT_EQ(sizeof(data), self->r.out_len);
+	EXPECT_EQ(0, memcmp(self->r.out, data, sizeof(data)));
+
+	/* stdin in, across the end of the region */
+	ASSERT_EQ(0, run_in(&self->r, "ABCDEFGH", 8, AS_ROOT,
+			    "region write %u offset 65528 file -", self->region));
+	EXPECT_OK(&self->r);
+	EXPECT_EQ(0, memcmp(mem + 65528, "ABCDEFGH", 8));
+
+	/* out of range, no such region, empty file */
+	RUN(&self->r, "region write %u offset 65529 hex 0102030405060708",
+	    self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 65529 len 8 leaves region %u (65536 bytes)",
+		   self->region);
+	RUN(&self->r, "region read %u offset 64K len 1", self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 65536 len 1 leaves region %u (65536 bytes)",
+		   self->region);
+	RUN(&self->r, "region read %u len 0x10001", self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 0 len 65537 leaves region %u (65536 bytes)",
+		   self->region);
+	RUN(&self->r, "region read %u len 4", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", NO_ID);
+	RUN(&self->r, "region write %u hex 00", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", NO_ID);
+	RUN(&self->r, "region write %u file /nonexistent", self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: cannot open /nonexistent: No such file or directory");
+	RUN(&self->r, "region write %u file /dev/null", self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: file /dev/null is empty: nothing to write");
+
+	munmap(mem, len);
+	unlink(path_in);
+	unlink(path_out);
+}
+
+TEST_F(mw, window_lifecycle)
+{
+	struct mwin_window_info wi;
+	struct mwpeer_msg m;
+	struct mwin_window_bind b;
+	uint32_t w, rkey, rkey2;
+	struct jv *j, *e;
+	char want[512], text[512], *line;
+
+	/* create, text output */
+	RUN(&self->r, "window create region %u peer %u offset 4K len 8K access rw",
+	    self->region, self->peer);
+	EXPECT_OK(&self->r);
+	w = first_id(self->r.out, "window");
+	ASSERT_NE(0, w);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	rkey = wi.rkey;
+	snprintf(want, sizeof(want),
+		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access rw\n",
+		 w, self->region, self->peer, rkey);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
+	EXPECT_EQ(4096, wi.offset);
+	EXPECT_EQ(8192, wi.length);
+	EXPECT_EQ(MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, wi.access);
+
+	/* the peer got that rkey and can use it */
+	ASSERT_EQ(0, mwpeer_next_msg(self->p, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(w, m.window);
+	EXPECT_EQ(rkey, m.rkey);
+	EXPECT_EQ(4096, m.iova);
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->p, rkey, m.iova + 16,
+					       "via rdma", 8));
+	RUN(&self->r, "-j region read %u offset 4112 len 8", self->region);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("7669612072646d61", jstr(j, "data"));
+	jfree(j);
+
+	/* show: text, abbreviated, JSON, details */
+	RUN(&self->r, "window show %u", w);
+	EXPECT_OK(&self->r);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "win sh %u", w);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "w");
+	EXPECT_OK(&self->r);
+	snprintf(text, sizeof(text), "window %u ", w);
+	line = text_line(self->r.out, text);
+	ASSERT_NE(NULL, line);
+	strcat(line, "\n");
+	EXPECT_STREQ(want, line);
+	free(line);
+
+	RUN(&self->r, "-j window show %u", w);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "windows"), "id", w);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(1, jget(j, "windows")->n);
+	EXPECT_EQ(self->region, jnum(e, "region"));
+	EXPECT_EQ(self->peer, jnum(e, "peer"));
+	EXPECT_STREQ("bound", jstr(e, "state"));
+	EXPECT_EQ(rkey, jnum(e, "rkey"));
+	snprintf(text, sizeof(text), "0x%x", rkey);
+	EXPECT_STREQ(text, jstr(e, "rkey_hex"));
+	EXPECT_EQ(4096, jnum(e, "iova"));
+	EXPECT_STREQ("0x1000", jstr(e, "iova_hex"));
+	EXPECT_EQ(8192, jnum(e, "len"));
+	EXPECT_STREQ("rw", jstr(e, "access"));
+	EXPECT_EQ(NULL, jget(e, "binds"));
+	jfree(j);
+
+	RUN(&self->r, "-d window show %u", w);
+	EXPECT_OK(&self->r);
+	snprintf(text, sizeof(text),
+		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access rw offset 4096 binds 1 invalidations 0 remote_invalidations 0\n",
+		 w, self->region, self->peer, rkey);
+	EXPECT_STREQ(text, self->r.out);
+	RUN(&self->r, "-d -j window show %u", w);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "windows"), "id", w);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(4096, jnum(e, "offset"));
+	EXPECT_EQ(1, jnum(e, "binds"));
+	EXPECT_EQ(0, jnum(e, "invalidations"));
+	EXPECT_EQ(0, jnum(e, "remote_invalidations"));
+	EXPECT_EQ(0, jbool(e, "overlap"));
+	EXPECT_EQ(0, jbool(e, "fd_owned"));
+	jfree(j);
+
+	/* rebind: only access changes; a new rkey, the old one revoked */
+	RUN(&self->r, "window rebind %u access r", w);
+	EXPECT_OK(&self->r);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	rkey2 = wi.rkey;
+	EXPECT_NE(rkey, rkey2);
+	EXPECT_EQ(MWIN_ACCESS_READ, wi.access);
+	EXPECT_EQ(4096, wi.offset);
+	EXPECT_EQ(8192, wi.length);
+	EXPECT_EQ(self->peer, wi.peer);
+	snprintf(want, sizeof(want),
+		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access r\n",
+		 w, self->region, self->peer, rkey2);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey);
+	EXPECT_MSG(self->p, MWIN_WIRE_GRANT, w, rkey2);
+
+	/* rebind the range, JSON; access stays r */
+	RUN(&self->r, "-j win reb %u off 0 len 0x800", w);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	EXPECT_EQ(w, jnum(j, "id"));
+	EXPECT_EQ(wi.rkey, jnum(j, "rkey"));
+	EXPECT_EQ(0, jnum(j, "iova"));
+	EXPECT_EQ(2048, jnum(j, "len"));
+	EXPECT_STREQ("r", jstr(j, "access"));
+	EXPECT_EQ(0, wi.offset);
+	EXPECT_EQ(2048, wi.length);
+	EXPECT_EQ(MWIN_ACCESS_READ, wi.access);
+	jfree(j);
+	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey2);
+	EXPECT_MSG(self->p, MWIN_WIRE_GRANT, w, wi.rkey);
+	rkey = wi.rkey;
+
+	/* invalidate */
+	RUN(&self->r, "window invalidate %u", w);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want),
+		 "window %u region %u peer %u state invalidated rkey 0x%08x iova 0x0 len 2048 access r\n",
+		 w, self->region, self->peer, rkey);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, w));
+	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey);
+	RUN(&self->r, "-d -j window show %u", w);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "windows"), "id", w);
+	EXPECT_STREQ("invalidated", jstr(e, "state"));
+	EXPECT_EQ(3, jnum(e, "binds"));
+	EXPECT_EQ(3, jnum(e, "invalidations"));
+	jfree(j);
+
+	/* destroy; then the id names nothing */
+	RUN(&self->r, "window destroy %u", w);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "window %u destroyed\n", w);
+	EXPECT_STREQ(want, self->r.out);
+	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, w, 0, &wi));
+	RUN(&self->r, "window show %u", w);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", w);
+	RUN(&self->r, "window destroy %u", w);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", w);
+
+	/* JSON create and destroy */
+	snprintf(text, sizeof(text), "region %u peer %u offset 100 len 10 access rwa",
+		 self->region, self->peer);
+	w = mk_window(_metadata, &self->r, text, &b);
+	ASSERT_NE(0, w);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	EXPECT_EQ(wi.rkey, b.rkey);
+	EXPECT_EQ(100, b.iova);
+	EXPECT_EQ(10, b.length);
+	EXPECT_EQ(MWIN_ACCESS_ALL, wi.access);
+	RUN(&self->r, "-j window destroy %u", w);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(w, jnum(j, "id"));
+	EXPECT_EQ(1, jbool(j, "destroyed"));
+	jfree(j);
+}
+
+TEST_F(mw, window_errors)
+{
+	struct mwin_dev_info devs[8], *d = NULL;
+	struct mwin_window_info wi;
+	struct mwin_info info;
+	uint32_t a, b, c, big, i;
+	char args[256], size[32];
+	uint64_t max;
+
+	/* overlap, on create and rebind; 'overlap' allows it */
+	snprintf(args, sizeof(args), "region %u peer %u offset 0 len 4096 access rw",
+		 self->region, self->peer);
+	a = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, a);
+	RUN(&self->r, "window create region %u peer %u offset 2048 len 4096 access r",
+	    self->region, self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: new window overlaps window %u (offset 0-4095); pass 'overlap' to allow",
+		   a);
+	snprintf(args, sizeof(args), "region %u peer %u offset 2048 len 4096 access r overlap",
+		 self->region, self->peer);
+	b = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, b);
+	ASSERT_EQ(0, mwin_window_get(self->fd, b, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_OVERLAP, wi.wflags & MWIN_WINDOW_OVERLAP);
+	RUN(&self->r, "-d window show %u", b);
+	EXPECT_NE(NULL, strstr(self->r.out, " offset 2048 overlap binds 1 "));
+	snprintf(args, sizeof(args), "region %u peer %u offset 8192 len 4096 access r",
+		 self->region, self->peer);
+	c = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, c);
+	RUN(&self->r, "window rebind %u offset 5000 len 100", c);
+	EXPECT_ERR(&self->r, 1, "mwctl: window %u overlaps window %u (offset 2048-6143); pass 'overlap' to allow",
+		   c, b);
+	ASSERT_EQ(0, mwin_window_get(self->fd, c, 0, &wi));
+	EXPECT_EQ(8192, wi.offset);
+	RUN(&self->r, "window rebind %u offset 5000 len 100 overlap", c);
+	EXPECT_OK(&self->r);
+	ASSERT_EQ(0, mwin_window_get(self->fd, c, 0, &wi));
+	EXPECT_EQ(5000, wi.offset);
+	EXPECT_EQ(100, wi.length);
+
+	/* the region is busy until forced */
+	RUN(&self->r, "region destroy %u", self->region);
+	EXPECT_ERR(&self->r, 1, "mwctl: region %u has windows; pass 'force' to destroy them too",
+		   self->region);
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, a));
+
+	/* leaving the region */
+	RUN(&self->r, "window create region %u peer %u offset 60K len 8K access r",
+	    self->region, self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 61440 len 8192 leaves region %u (65536 bytes)",
+		   self->region);
+	RUN(&self->r, "window rebind %u len 1M", a);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 0 len 1048576 leaves region %u (65536 bytes)",
+		   self->region);
+
+	/* larger than the device maps (E2BIG), in bytes and in pages */
+	ASSERT_EQ(0, mwin_info(self->fd, &info, devs, 8));
+	for (i = 0; i < info.nr_devs && i < 8; i++)
+		if (!strcmp(devs[i].name, mwpeer_dev_name(self->p)))
+			d = &devs[i];
+	ASSERT_NE(NULL, d);
+	max = d->max_window_bytes;
+	if (max <= (64ULL << 20)) {
+		ASSERT_EQ(0, mwin_region_create(self->fd, 2 * max, 0, &big, NULL));
+		RUN(&self->r, "window create region %u peer %u len %llu access rw",
+		    big, self->peer, (unsigned long long)(2 * max));
+		EXPECT_ERR(&self->r, 1, "mwctl: window larger than %s can map (at most %s); use a smaller len or several windows",
+			   d->name, human(max, size, sizeof(size)));
+		RUN(&self->r, "window create region %u peer %u offset 1 len %llu access rw",
+		    big, self->peer, (unsigned long long)max);
+		EXPECT_ERR(&self->r, 1, "mwctl: window spans %u pages, more than %s can map (at most %u); align offset to %ld or use a smaller len",
+			   d->max_pages + 1, d->name, d->max_pages,
+			   sysconf(_SC_PAGESIZE));
+		EXPECT_EQ(0, mwin_region_destroy(self->fd, big, 0));
+	} else {
+		TH_LOG("%s maps %llu bytes per window: E2BIG not tested",
+		       d->name, (unsigned long long)max);
+	}
+
+	/* objects that do not exist */
+	RUN(&self->r, "window create region %u peer %u len 4096 access r",
+	    NO_ID, self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: no region %u", NO_ID);
+	RUN(&self->r, "window create region %u peer %u len 4096 access r",
+	    self->region, NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", NO_ID);
+	RUN(&self->r, "window rebind %u access r", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", NO_ID);
+	RUN(&self->r, "window rebind %u peer %u", a, NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", NO_ID);
+	RUN(&self->r, "window invalidate %u", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", NO_ID);
+	RUN(&self->r, "-j window destroy %u", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", NO_ID);
+	RUN(&self->r, "-j window show %u", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", NO_ID);
+
+	/* force: the windows go with the region */
+	RUN(&self->r, "region destroy %u force", self->region);
+	EXPECT_OK(&self->r);
+	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, a, 0, &wi));
+	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, b, 0, &wi));
+	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, c, 0, &wi));
+	RUN(&self->r, "window show %u", a);
+	EXPECT_ERR(&self->r, 1, "mwctl: no window %u", a);
+}
+
+TEST_F(mw, peer_show_disconnect)
+{
+	struct mwin_peer_info pi;
+	struct sockaddr_in sin;
+	struct mwpeer *p2;
+	uint32_t w, p2id;
+	struct jv *j, *e;
+	char want[512], host[INET_ADDRSTRLEN], args[128], *line;
+
+	ASSERT_EQ(0, mwin_peer_get(self->fd, self->peer, 0, &pi));
+	memcpy(&sin, pi.addr, sizeof(sin));
+	ASSERT_EQ(AF_INET, sin.sin_family);
+	inet_ntop(AF_INET, &sin.sin_addr, host, sizeof(host));
+	EXPECT_STREQ(test_host(), host);
+
+	RUN(&self->r, "peer show %u", self->peer);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want),
+		 "peer %u addr %s:%u dev %s qpn %u state connected windows 0\n",
+		 self->peer, host, ntohs(sin.sin_port), pi.dev_name, pi.qpn);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "p");
+	EXPECT_OK(&self->r);
+	snprintf(args, sizeof(args), "peer %u ", self->peer);
+	line = text_line(self->r.out, args);
+	ASSERT_NE(NULL, line);
+	strcat(line, "\n");
+	EXPECT_STREQ(want, line);
+	free(line);
+
+	RUN(&self->r, "-j peer show %u", self->peer);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "peers"), "id", self->peer);
+	ASSERT_NE(NULL, e);
+	EXPECT_STREQ(host, jstr(e, "addr"));
+	EXPECT_EQ(ntohs(sin.sin_port), jnum(e, "port"));
+	EXPECT_STREQ(pi.dev_name, jstr(e, "dev"));
+	EXPECT_EQ(pi.qpn, jnum(e, "qpn"));
+	EXPECT_STREQ("connected", jstr(e, "state"));
+	EXPECT_EQ(0, jnum(e, "windows"));
+	EXPECT_EQ(NULL, jget(e, "msgs_sent"));
+	jfree(j);
+
+	/* a window: counted, and the grant message shows in the counters */
+	snprintf(args, sizeof(args), "region %u peer %u len 4096 access rw",
+		 self->region, self->peer);
+	w = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, w);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, self->peer, 0, &pi));
+	RUN(&self->r, "-d -j peer");
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "peers"), "id", self->peer);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(1, jnum(e, "windows"));
+	EXPECT_EQ(pi.msgs_sent, jnum(e, "msgs_sent"));
+	EXPECT_LE(1, jnum(e, "msgs_sent"));
+	EXPECT_EQ(pi.msgs_received, jnum(e, "msgs_received"));
+	EXPECT_EQ(pi.remote_invalidations, jnum(e, "remote_invalidations"));
+	EXPECT_EQ(pi.rejected_invalidations, jnum(e, "rejected_invalidations"));
+	jfree(j);
+	RUN(&self->r, "-d peer show %u", self->peer);
+	snprintf(want, sizeof(want), " windows 1 msgs_sent %llu msgs_received %llu remote_invalidations 0 rejected_invalidations 0\n",
+		 (unsigned long long)pi.msgs_sent,
+		 (unsigned long long)pi.msgs_received);
+	EXPECT_NE(NULL, strstr(self->r.out, want));
+
+	/* disconnect: the peer is gone, its window unbound */
+	RUN(&self->r, "peer disconnect %u", self->peer);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want), "peer %u disconnected\n", self->peer);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "peer show %u", self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", self->peer);
+	RUN(&self->r, "peer disconnect %u", self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", self->peer);
+	RUN(&self->r, "-j peer show %u", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", NO_ID);
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, w));
+	RUN(&self->r, "window show %u", w);
+	EXPECT_NE(NULL, strstr(self->r.out, " peer 0 state unbound "));
+	RUN(&self->r, "window rebind %u", w);
+	EXPECT_ERR(&self->r, 1, "mwctl: window %u is unbound (its peer is gone); pass 'peer ID'",
+		   w);
+	RUN(&self->r, "window create region %u peer %u len 4096 access r",
+	    self->region, self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", self->peer);
+
+	/* a new peer takes the window over */
+	p2 = test_connect();
+	ASSERT_NE(NULL, p2);
+	p2id = mwpeer_id(p2);
+	RUN(&self->r, "window rebind %u peer %u", w, p2id);
+	EXPECT_OK(&self->r);
+	EXPECT_NE(NULL, strstr(self->r.out, " state bound "));
+	snprintf(want, sizeof(want), " peer %u ", p2id);
+	EXPECT_NE(NULL, strstr(self->r.out, want));
+	EXPECT_MSG(p2, MWIN_WIRE_GRANT, w, (uint32_t)tnum(self->r.out, "rkey"));
+	mwpeer_close(p2);
+}
+
+/* write a module parameter; returns its old value */
+static long set_param(const char *name, long val)
+{
+	char path[128];
+	long old = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%ld\n", val);
+	if (fclose(f))
+		return -1;
+	return old;
+}
+
+/* ENOSPC: the module's limits on windows and region memory */
+TEST_F(mw, limits)
+{
+	struct mwin_info info;
+	char args[128], a[32], b[32];
+	long old;
+
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	old = set_param("max_windows", info.nr_windows);
+	ASSERT_LE(0, old);
+	RUN(&self->r, "window create region %u peer %u len 4096 access r",
+	    self->region, self->peer);
+	EXPECT_EQ(info.nr_windows, set_param("max_windows", old));
+	EXPECT_ERR(&self->r, 1, "mwctl: window limit reached (%u of max_windows %u)",
+		   info.nr_windows, info.nr_windows);
+	snprintf(args, sizeof(args), "region %u peer %u len 4096 access r",
+		 self->region, self->peer);
+	EXPECT_NE(0, mk_window(_metadata, &self->r, args, NULL));
+
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	old = set_param("max_region_mb", (long)(info.region_bytes >> 20) + 1);
+	ASSERT_LE(0, old);
+	RUN(&self->r, "region create size 2M");
+	EXPECT_EQ((long)(info.region_bytes >> 20) + 1,
+		  set_param("max_region_mb", old));
+	EXPECT_ERR(&self->r, 1, "mwctl: no room for a region of 2 MiB: regions hold %s of %s (module parameter max_region_mb)",
+		   human(info.region_bytes, a, sizeof(a)),
+		   human(((info.region_bytes >> 20) + 1) << 20, b, sizeof(b)));
+}
+
+/* ---------------------------------------------------------------- monitor */
+
+struct bg {
+	pid_t pid;
+	int out;	/* its stdout and stderr */
+};
+
+static int bg_start(struct bg *bg, const char *args)
+{
+	char line[256], *argv[16];
+	int po[2];
+
+	snprintf(line, sizeof(line), "%s", args);
+	split(line, argv, 16);
+	if (pipe2(po, O_CLOEXEC))
+		return -errno;
+	bg->pid = fork();
+	if (bg->pid < 0)
+		return -errno;
+	if (!bg->pid) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(po[1], 2);
+		execv(mwctl_path(), argv);
+		_exit(127);
+	}
+	close(po[1]);
+	bg->out = po[0];
+	return 0;
+}
+
+/* wait until @pid sleeps in poll(): MWIN_MONITOR is done */
+static int bg_wait_polling(pid_t pid)
+{
+	char path[64], buf[128];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		bool in_poll = false;
+
+		if (!f)
+			return -ENOENT;
+		if (fgets(buf, sizeof(buf), f))
+			in_poll = isdigit((unsigned char)buf[0]) &&
+				  (atol(buf) == SYS_poll ||
+				   atol(buf) == SYS_ppoll);
+		fclose(f);
+		if (in_poll)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* stop with @sig; its output in @out, its exit status returned */
+static int bg_stop(struct bg *bg, int sig, char **out)
+{
+	size_t len = 0;
+	char buf[4096];
+	ssize_t n;
+	int st;
+
+	*out = NULL;
+	buf_add(out, &len, "", 0);
+	kill(bg->pid, sig);
+	while ((n = read(bg->out, buf, sizeof(buf))) > 0)
+		buf_add(out, &len, buf, n);
+	close(bg->out);
+	if (waitpid(bg->pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* the lines of @out that name window @w or peer @p */
+static char *relevant(const char *out, bool json, uint32_t w, uint32_t p)
+{
+	const char *s = out;
+	char *res = NULL;
+	size_t len = 0;
+
+	buf_add(&res, &len, "", 0);
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) + 1 : strlen(s);
+		char *line = strndup(s, n);
+		bool hit;
+
+		if (json) {
+			struct jv *j = jparse(line);
+
+			hit = j && (jnum(j, "window") == w || jnum(j, "peer") == p);
+			jfree(j);
+		} else {
+			hit = tnum(line, "window") == w || tnum(line, "peer") == p;
+		}
+		if (hit)
+			buf_add(&res, &len, s, n);
+		free(line);
+		s += n;
+	}
+	return res;
+}
+
+TEST_F_TIMEOUT(mw, monitor, 120)
+{
+	struct bg mj, mt, md;
+	uint32_t w, p2id, r1, r2, r3;
+	struct mwin_window_info wi;
+	struct mwpeer *p2;
+	char *outj, *outt, *outd, *got, want[2048], args[128];
+	size_t len = 0;
+	uint64_t seq = 0;
+	struct jv *j;
+	const char *s;
+
+	/* nothing happens, then SIGINT: no output, status 0 */
+	ASSERT_EQ(0, bg_start(&mj, "monitor"));
+	ASSERT_EQ(0, bg_wait_polling(mj.pid));
+	EXPECT_EQ(0, bg_stop(&mj, SIGINT, &outj));
+	/* only peers of earlier tests may still be going away */
+	for (s = outj; *s; s = strchr(s, '\n') + 1) {
+		EXPECT_EQ(0, strncmp(s, "peer_down peer ", 15));
+		if (!strchr(s, '\n'))
+			break;
+	}
+	free(outj);
+
+	ASSERT_EQ(0, bg_start(&mj, "-j monitor"));
+	ASSERT_EQ(0, bg_start(&mt, "mon"));
+	ASSERT_EQ(0, bg_start(&md, "-d -j monitor"));
+	ASSERT_EQ(0, bg_wait_polling(mj.pid));
+	ASSERT_EQ(0, bg_wait_polling(mt.pid));
+	ASSERT_EQ(0, bg_wait_polling(md.pid));
+
+	/* a peer comes, a window lives and dies, the peer goes */
+	p2 = test_connect();
+	ASSERT_NE(NULL, p2);
+	p2id = mwpeer_id(p2);
+	snprintf(args, sizeof(args), "region %u peer %u len 4096 access rw",
+		 self->region, p2id);
+	w = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, w);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	r1 = wi.rkey;
+	RUN(&self->r, "window rebind %u access r", w);
+	ASSERT_OK(&self->r);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	r2 = wi.rkey;
+	RUN(&self->r, "window invalidate %u", w);
+	ASSERT_OK(&self->r);
+	RUN(&self->r, "window rebind %u", w);
+	ASSERT_OK(&self->r);
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	r3 = wi.rkey;
+	RUN(&self->r, "window destroy %u", w);
+	ASSERT_OK(&self->r);
+	RUN(&self->r, "peer disconnect %u", p2id);
+	ASSERT_OK(&self->r);
+
+	EXPECT_EQ(0, bg_stop(&mj, SIGINT, &outj));
+	EXPECT_EQ(0, bg_stop(&mt, SIGTERM, &outt));
+	EXPECT_EQ(0, bg_stop(&md, SIGINT, &outd));
+
+	/* JSON lines, in order */
+	snprintf(want, sizeof(want),
+		 "{\"event\":\"peer_up\",\"peer\":%u}\n"
+		 "{\"event\":\"grant\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\"}\n"
+		 "{\"event\":\"revoke\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\",\"reason\":\"rebind\"}\n"
+		 "{\"event\":\"grant\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\"}\n"
+		 "{\"event\":\"revoke\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\",\"reason\":\"invalidate\"}\n"
+		 "{\"event\":\"grant\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\"}\n"
+		 "{\"event\":\"revoke\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\",\"reason\":\"destroy\"}\n"
+		 "{\"event\":\"peer_down\",\"peer\":%u}\n",
+		 p2id, w, p2id, r1, r1, w, p2id, r1, r1, w, p2id, r2, r2,
+		 w, p2id, r2, r2, w, p2id, r3, r3, w, p2id, r3, r3, p2id);
+	got = relevant(outj, true, w, p2id);
+	EXPECT_STREQ(want, got);
+	free(got);
+
+	/* the same events as text lines */
+	snprintf(want, sizeof(want),
+		 "peer_up peer %u\n"
+		 "grant window %u peer %u rkey 0x%08x\n"
+		 "revoke window %u peer %u rkey 0x%08x reason rebind\n"
+		 "grant window %u peer %u rkey 0x%08x\n"
+		 "revoke window %u peer %u rkey 0x%08x reason invalidate\n"
+		 "grant window %u peer %u rkey 0x%08x\n"
+		 "revoke window %u peer %u rkey 0x%08x reason destroy\n"
+		 "peer_down peer %u\n",
+		 p2id, w, p2id, r1, w, p2id, r1, w, p2id, r2, w, p2id, r2,
+		 w, p2id, r3, w, p2id, r3, p2id);
+	got = relevant(outt, false, w, p2id);
+	EXPECT_STREQ(want, got);
+	free(got);
+
+	/* -d: every line a JSON document, seq from 1 without gaps */
+	s = outd;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		char *doc;
+
+		ASSERT_NE(NULL, nl);
+		doc = strndup(s, nl - s);
+		j = jparse(doc);
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(++seq, jnum(j, "seq"));
+		EXPECT_NE(JMISSING, jnum(j, "time_ns"));
+		jfree(j);
+		free(doc);
+		s = nl + 1;
+		len++;
+	}
+	EXPECT_LE(8, len);
+
+	free(outj);
+	free(outt);
+	free(outd);
+	mwpeer_close(p2);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: a window's whole life, as a transcript a newcomer can follow.
+#
+# On the host (no argument) it boots the test VM (tools/testing/vm/vm-run)
+# and runs itself there with --guest. In the guest: load mwin.ko, start a
+# remote peer (build/tools/mwpeer) as a coprocess, make a region and a
+# window with mwctl, have the peer write and read through the window, show
+# the bytes, rebind the window read-only (the peer's write fails), give it
+# to a new connection, invalidate it (the peer's read fails), clean up.
+# Each step prints "$ command" and its output ("peer>" lines go to the
+# peer's stdin, "peer<" lines are what it answers). Exits non-zero as soon
+# as a step does not behave as described.
+set -u
+
+if [ "${1:-}" != --guest ]; then
+	cd "$(dirname "$0")/.." || exit 1
+	echo "demo: booting a VM with soft-RoCE (rxe0 on eth0, 10.0.2.15) ..."
+	set -o pipefail
+	# The guest console, without firmware, kernel and dmesg noise.
+	tools/testing/vm/vm-run --timeout 300 -- tools/demo.sh --guest | awk '
+		{ sub(/\r$/, "") }
+		/^===== MWIN-VM-DMESG-BEGIN/ { skip = 1 }
+		/^===== MWIN-VM-DMESG-END/ { skip = 0; next }
+		skip || /^MWIN-VM-EXIT=/ || /^SeaBIOS/ || /^Booting from/ { next }
+		/^guest-setup: ready/ || /^\[ *[0-9]+\.[0-9]+\] / || /^$/ && !started { next }
+		{ started = 1; print; fflush() }'
+	rc=$?
+	[ "$rc" -eq 0 ] || echo "demo: failed (status $rc)" >&2
+	exit "$rc"
+fi
+
+# ------------------------------------------------------------ guest half
+
+cd "$(dirname "$0")/.." || exit 1
+export PATH=$PWD/build/tools:$PATH
+HOST=${MWIN_TEST_HOST:-10.0.2.15}
+
+fail() {
+	echo "demo: FAILED: $*" >&2
+	exit 1
+}
+
+say() {		# a line of narrative
+	printf '\n# %s\n' "$*"
+}
+
+step() {	# step COMMAND...: print "$ COMMAND" and its output; must succeed
+	local rc
+	echo "\$ $*"
+	OUT=$("$@" 2>&1)
+	rc=$?
+	[ -z "$OUT" ] || printf '%s\n' "$OUT"
+	[ "$rc" -eq 0 ] || fail "'$*' exited with status $rc"
+}
+
+tget() {	# tget KEY TEXT: the word after KEY in mwctl's text output
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$2"
+}
+
+jget() {	# jget KEY JSON: the value of KEY in a flat JSON line
+	sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" <<<"$2"
+}
+
+hex() {		# hex STRING: its bytes as hex digits
+	printf '%s' "$1" | od -An -tx1 | tr -d ' \n'
+}
+
+peer_line() {	# read one line of the peer's output into LINE
+	IFS= read -r -t 20 LINE <&"$PEER_OUT" || fail "mwpeer said nothing for 20 s"
+}
+
+peer() {	# peer COMMAND: send it to the peer, print what it prints up to its answer
+	echo "peer> $*"
+	echo "$*" >&"$PEER_IN"
+	while peer_line; do
+		echo "peer< $LINE"
+		case $LINE in *'"cmd":'*) ANSWER=$LINE; return ;; esac
+	done
+}
+
+peer_msgs() {	# peer_msgs grant|revoke: print the module's messages up to the next of that kind
+	echo "wait $1 10000" >&"$PEER_IN"
+	while peer_line; do
+		case $LINE in
+		*'"cmd":"wait"'*) ANSWER=$LINE; break ;;
+		*) echo "peer< $LINE" ;;
+		esac
+	done
+	[ "$(jget status "$ANSWER")" = success ] || fail "the peer got no $1 message"
+}
+
+window_state() {	# window_state ID: its state, as mwctl -j reports it
+	jget state "$(mwctl -j window show "$1" 2>/dev/null)"
+}
+
+MSG="hello, window!"
+
+say "Load the module. It listens for RDMA CM peers on every RDMA device."
+step insmod build/vm/mwin.ko
+for _ in $(seq 50); do [ -e /dev/mwin ] && break; sleep 0.1; done
+step mwctl dev show
+grep -q '^dev rxe0 ' <<<"$OUT" || fail "mwctl dev show lists no rxe0"
+
+say "A remote peer connects (here from the same host, through rxe0)."
+echo "\$ coproc mwpeer $HOST"
+coproc PEER { exec mwpeer -t 5000 "$HOST" 2>&1; }
+# our own copies: bash forgets PEER once the coprocess exits
+exec {PEER_OUT}<&"${PEER[0]}" {PEER_IN}>&"${PEER[1]}"
+PEER_PROC=$PEER_PID
+peer_line
+echo "peer< $LINE"
+P=$(jget peer "$LINE")
+[ -n "$P" ] || fail "mwpeer did not connect"
+step mwctl peer show
+grep -q "^peer $P .* state connected" <<<"$OUT" || fail "peer $P is not connected"
+
+say "Pinned kernel memory, and a window on 8 KiB of it for that peer only."
+step mwctl region create size 64K
+R=$(tget region "$OUT")
+step mwctl window create region "$R" peer "$P" offset 4K len 8K access rw
+W=$(tget window "$OUT")
+RKEY=$(tget rkey "$OUT")
+IOVA=$(tget iova "$OUT")
+[ "$(tget state "$OUT")" = bound ] || fail "window $W is not bound"
+peer_msgs grant
+[ "$(jget rkey "$ANSWER")" = "$((RKEY))" ] || fail "the peer was granted another rkey"
+
+say "The peer writes and reads the window with one-sided RDMA."
+peer write "$RKEY" "$IOVA" "$(hex "$MSG")"
+[ "$(jget status "$ANSWER")" = success ] || fail "the peer's write failed"
+peer read "$RKEY" "$IOVA" ${#MSG}
+[ "$(jget data "$ANSWER")" = "$(hex "$MSG")" ] || fail "the peer read other bytes"
+step mwctl region read "$R" offset 4K len 16
+grep -qF "|$MSG" <<<"$OUT" || fail "the region does not hold the peer's bytes"
+
+say "Rebind read-only: a new rkey; the old one is dead when mwctl returns."
+step mwctl window rebind "$W" access r
+RKEY2=$(tget rkey "$OUT")
+[ "$(tget access "$OUT")" = r ] && [ "$RKEY2" != "$RKEY" ] || fail "the rebind did not take"
+peer_msgs grant
+peer write "$RKEY2" "$IOVA" "$(hex "overwritten!!!")"
+[ "$(jget status "$ANSWER")" != success ] || fail "the peer wrote to a read-only window"
+
+say "A failed access breaks the peer's connection: the module drops it, and the window waits unbound."
+for _ in $(seq 100); do [ "$(window_state "$W")" = unbound ] && break; sleep 0.1; done
+step mwctl window show "$W"
+[ "$(tget state "$OUT")" = unbound ] || fail "window $W is not unbound"
+peer reconnect
+P2=$(jget peer "$ANSWER")
+[ -n "$P2" ] && [ "$P2" != "$P" ] || fail "the peer did not reconnect"
+step mwctl window rebind "$W" peer "$P2"
+RKEY3=$(tget rkey "$OUT")
+peer_msgs grant
+peer read "$RKEY3" "$IOVA" ${#MSG}
+[ "$(jget data "$ANSWER")" = "$(hex "$MSG")" ] || fail "the window does not hold the first bytes"
+
+say "Invalidate: the rkey dies, the peer is told, its read fails."
+step mwctl window invalidate "$W"
+[ "$(tget state "$OUT")" = invalidated ] || fail "window $W is not invalidated"
+peer_msgs revoke
+peer read "$RKEY3" "$IOVA" ${#MSG}
+[ "$(jget status "$ANSWER")" != success ] || fail "the peer read through an invalidated window"
+
+say "Clean up."
+peer quit
+wait "$PEER_PROC" 2>/dev/null
+step mwctl window destroy "$W"
+step mwctl region destroy "$R"
+step rmmod mwin
+echo
+echo "demo: every step behaved as described"
