@@ -174,6 +174,72 @@ static int mwin_cmd_peer_disconnect(struct mwin_file *f, void *arg)
 	return mwin_check_destroy(cmd, 0) ?: peer_disconnect(cmd->id);
 }
 
+/* The checks the single call makes of its argument, for one batch entry. */
+static int mwin_check_batch_op(struct mwin_batch_op *op)
+{
+	struct mwin_window_bind bind = {
+		.flags = op->flags, .id = op->id, .region = op->region,
+		.peer = op->peer, .access = op->access,
+		.offset = op->offset, .length = op->length,
+	};
+
+	if (op->rkey || op->result || op->iova)
+		return -EINVAL;
+	switch (op->opcode) {
+	case MWIN_BATCH_CREATE:
+		return bind.id ? -EINVAL :
+		       mwin_check_bind(&bind, MWIN_CREATE_FD_OWNED |
+					      MWIN_WINDOW_OVERLAP);
+	case MWIN_BATCH_REBIND:
+		return bind.region ? -EINVAL :
+		       mwin_check_bind(&bind, MWIN_WINDOW_OVERLAP) ?:
+		       (bind.id ? 0 : -ENOENT);
+	case MWIN_BATCH_INVALIDATE:
+	case MWIN_BATCH_DESTROY:
+		if (op->flags || op->region || op->peer || op->access ||
+		    op->offset || op->length)
+			return -EINVAL;
+		return op->id ? 0 : -ENOENT;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int mwin_cmd_window_batch(struct mwin_file *f, void *arg)
+{
+	struct mwin_window_batch *cmd = arg;
+	u8 __user *uops = u64_to_user_ptr(cmd->ops);
+	size_t usize = cmd->op_size;
+	struct mwin_batch_op *ops;
+	u32 i, n = cmd->count;
+	int ret = 0;
+
+	if (cmd->flags || cmd->__reserved || cmd->failed || !n ||
+	    n > MWIN_BATCH_MAX ||
+	    usize < offsetofend(struct mwin_batch_op, iova))
+		return -EINVAL;
+	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		ret = copy_struct_from_user(&ops[i], sizeof(ops[i]),
+					    uops + i * usize, usize);
+	if (ret)
+		goto out;
+	for (i = 0; i < n; i++)
+		ops[i].result = mwin_check_batch_op(&ops[i]);
+
+	cmd->failed = window_batch(f, ops, n);
+
+	for (i = 0; i < n; i++)
+		if (copy_to_user(uops + i * usize, &ops[i],
+				 min(usize, sizeof(ops[i]))))
+			ret = -EFAULT;
+out:
+	kfree(ops);
+	return ret;
+}
+
 static int mwin_cmd_monitor(struct mwin_file *f, void *arg)
 {
 	struct mwin_monitor *cmd = arg;
@@ -192,6 +258,7 @@ union mwin_ucmd_buffer {
 	struct mwin_window_info window_info;
 	struct mwin_peer_info peer_info;
 	struct mwin_monitor monitor;
+	struct mwin_window_batch batch;
 };
 
 struct mwin_ioctl_op {
@@ -230,6 +297,8 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP(PEER_DISCONNECT, mwin_cmd_peer_disconnect,
 		 struct mwin_destroy, __reserved),
 	IOCTL_OP(MONITOR, mwin_cmd_monitor, struct mwin_monitor, flags),
+	IOCTL_OP(WINDOW_BATCH, mwin_cmd_window_batch, struct mwin_window_batch,
+		 __reserved),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

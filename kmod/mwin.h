@@ -222,6 +222,7 @@ struct mwin_window {
 	struct kref kref;
 	struct mwin_file *owner;
 	struct mutex lock;		/* everything below; one op at a time */
+	bool batched;			/* a batch owns the window: see window_lock() */
 	bool dead;
 
 	struct mwin_region *region;
@@ -305,6 +306,10 @@ void region_remove_range(struct mwin_region *r, struct mwin_range *range);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 void region_release_owned(struct mwin_file *f);
 
+/* batch.c */
+unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+			  unsigned int n);
+
 /* window.c */
 int window_create(struct mwin_file *f, struct mwin_window_bind *arg);
 int window_rebind(struct mwin_window_bind *arg);
@@ -312,18 +317,34 @@ int window_invalidate(u32 id);
 int window_destroy(u32 id);
 int window_get_info(struct mwin_window_info *info);
 void window_put(struct mwin_window *w);
+struct mwin_window *window_get(u32 id);
+void window_lock(struct mwin_window *w);
+void window_unbatch(struct mwin_window *w);
+u32 window_pages(u64 offset, u64 length, u32 shift);
+u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
+		      const struct mwin_region_map *map);
+int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
+		     const struct mwin_window_bind *arg);
+int window_pick_key(struct mwin_window *w);
+int window_op_failed(struct mwin_window *w, int ret);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_release_owned(struct mwin_file *f);
+int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns);
 
 /* verbs.c */
 void verbs_init_window(struct mwin_window *w);
 int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages);
 void verbs_free_mr(struct mwin_window *w);
+bool verbs_mr_mapped(struct mwin_window *w, u32 shift);
 int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 		 u32 shift);
 int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
 		    u32 access);
+void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey);
+void verbs_prep_reg(struct mwin_window *w, struct ib_reg_wr *wr, u8 key,
+		    u32 access);
+int verbs_status_errno(struct mwin_window *w, int status);
 
 /* peer.c */
 int peer_listen(void);

@@ -102,6 +102,13 @@ void verbs_free_mr(struct mwin_window *w)
 	w->mr_pages = 0;
 }
 
+/* Does @w's MR map the window's range in pages of 2^@shift already? */
+bool verbs_mr_mapped(struct mwin_window *w, u32 shift)
+{
+	return w->mr_mapped && w->mapped_start == window_offset(w) &&
+	       w->mapped_len == window_length(w) && w->mapped_shift == shift;
+}
+
 /**
  * verbs_map_mr() - point a window's MR at the window's range
  * @w: window with an MR big enough for its range in pages of 2^@shift
@@ -112,6 +119,8 @@ void verbs_free_mr(struct mwin_window *w)
  * the window's offset; its offset in the first page equals the DMA
  * address's, as hardware requires. The MR keeps its page list across
  * REG_MR and LOCAL_INV, so an unchanged range is not mapped again.
+ * The MR must not be valid: rxe takes the bounds and pages of a valid MR
+ * from the MR itself, so its live rkey would follow the new mapping.
  *
  * Return: 0 or -EIO.
  */
@@ -125,8 +134,7 @@ int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 	unsigned int sg_off = off & (psize - 1);
 	int mapped;
 
-	if (w->mr_mapped && w->mapped_start == off && w->mapped_len == len &&
-	    w->mapped_shift == shift)
+	if (verbs_mr_mapped(w, shift))
 		return 0;
 	for (i = 0; i < n; i++) {
 		base = (first + i) << shift;
@@ -155,6 +163,43 @@ static int verbs_ib_access(u32 access)
 	       (access & MWIN_ACCESS_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
 }
 
+/* An unsignaled LOCAL_INV of @rkey; a failure still completes, on @w. */
+void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = IB_WR_LOCAL_INV;
+	wr->ex.invalidate_rkey = rkey;
+	wr->wr_cqe = &w->inv_cqe;
+}
+
+/* An unsignaled REG_MR of @w's mapped MR with key byte @key. */
+void verbs_prep_reg(struct mwin_window *w, struct ib_reg_wr *wr, u8 key,
+		    u32 access)
+{
+	memset(wr, 0, sizeof(*wr));
+	ib_update_fast_reg_key(w->mr, key);
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->wr.wr_cqe = &w->inv_cqe;
+	wr->mr = w->mr;
+	wr->key = w->mr->rkey;
+	wr->access = verbs_ib_access(access);
+}
+
+/* The first error a window's requests completed with, as an errno. */
+int verbs_status_errno(struct mwin_window *w, int status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return 0;
+	case IB_WC_WR_FLUSH_ERR:
+		return -ENOTCONN;
+	default:
+		pr_warn_ratelimited("mwin: window %u: registration or invalidation failed: %s\n",
+				    w->id, ib_wc_status_msg(status));
+		return -EIO;
+	}
+}
+
 /**
  * verbs_post_wait() - invalidate and/or register a window's MR, and wait
  * @w: window, attached to a peer, with an MR
@@ -175,8 +220,8 @@ int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
 {
 	unsigned long timeout = msecs_to_jiffies(mwin_op_timeout_ms);
 	struct mwin_peer *p = w->peer;
-	struct ib_send_wr inv_wr = {};
-	struct ib_reg_wr reg_wr = {};
+	struct ib_send_wr inv_wr, *last;
+	struct ib_reg_wr reg_wr;
 	int ret;
 
 	if (down_timeout(&p->ops, timeout))
@@ -184,22 +229,16 @@ int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
 
 	reinit_completion(&w->done);
 	w->wc_status = IB_WC_SUCCESS;
-	if (inv) {
-		inv_wr.opcode = IB_WR_LOCAL_INV;
-		inv_wr.ex.invalidate_rkey = w->rkey;
-		inv_wr.wr_cqe = reg ? &w->inv_cqe : &w->reg_cqe;
-		inv_wr.send_flags = reg ? 0 : IB_SEND_SIGNALED;
-		inv_wr.next = reg ? &reg_wr.wr : NULL;
-	}
+	if (inv)
+		verbs_prep_inv(w, &inv_wr, w->rkey);
 	if (reg) {
-		ib_update_fast_reg_key(w->mr, key);
-		reg_wr.wr.opcode = IB_WR_REG_MR;
-		reg_wr.wr.wr_cqe = &w->reg_cqe;
-		reg_wr.wr.send_flags = IB_SEND_SIGNALED;
-		reg_wr.mr = w->mr;
-		reg_wr.key = w->mr->rkey;
-		reg_wr.access = verbs_ib_access(access);
+		verbs_prep_reg(w, &reg_wr, key, access);
+		if (inv)
+			inv_wr.next = &reg_wr.wr;
 	}
+	last = reg ? &reg_wr.wr : &inv_wr;
+	last->wr_cqe = &w->reg_cqe;
+	last->send_flags = IB_SEND_SIGNALED;
 
 	ret = ib_post_send(p->qp, inv ? &inv_wr : &reg_wr.wr, NULL);
 	if (ret) {
@@ -211,16 +250,5 @@ int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
 		return -ETIMEDOUT;
 	}
 	up(&p->ops);
-
-	switch (w->wc_status) {
-	case IB_WC_SUCCESS:
-		return 0;
-	case IB_WC_WR_FLUSH_ERR:
-		return -ENOTCONN;
-	default:
-		pr_warn_ratelimited("mwin: window %u: %s failed: %s\n", w->id,
-				    reg ? "REG_MR" : "LOCAL_INV",
-				    ib_wc_status_msg(w->wc_status));
-		return -EIO;
-	}
+	return verbs_status_errno(w, w->wc_status);
 }

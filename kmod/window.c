@@ -21,12 +21,38 @@
 
 static u32 window_next_id;
 
+static DECLARE_WAIT_QUEUE_HEAD(window_batch_wait);
+
+/*
+ * Take a window for an operation. A batch (batch.c) cannot hold the locks
+ * of all its windows across the wait for the device, so it marks them
+ * batched instead; an operation waits until the batch has finished with
+ * the window. The wait is bounded by the batch's own, op_timeout_ms.
+ */
+void window_lock(struct mwin_window *w)
+{
+	mutex_lock(&w->lock);
+	while (unlikely(w->batched)) {
+		mutex_unlock(&w->lock);
+		wait_event(window_batch_wait, !READ_ONCE(w->batched));
+		mutex_lock(&w->lock);
+	}
+}
+
+/* A batch is done with @w; called with @w->lock held. */
+void window_unbatch(struct mwin_window *w)
+{
+	lockdep_assert_held(&w->lock);
+	WRITE_ONCE(w->batched, false);
+	wake_up_all(&window_batch_wait);
+}
+
 static struct kref *window_kref(void *obj)
 {
 	return &((struct mwin_window *)obj)->kref;
 }
 
-static struct mwin_window *window_get(u32 id)
+struct mwin_window *window_get(u32 id)
 {
 	return mwin_find_get(&mwin_windows, &id, false, window_kref);
 }
@@ -48,7 +74,7 @@ void window_put(struct mwin_window *w)
 }
 
 /* Pages of 2^@shift bytes that [@offset, @offset + @length) touches. */
-static u32 window_pages(u64 offset, u64 length, u32 shift)
+u32 window_pages(u64 offset, u64 length, u32 shift)
 {
 	return ((offset + length - 1) >> shift) - (offset >> shift) + 1;
 }
@@ -58,15 +84,15 @@ static u32 window_pages(u64 offset, u64 length, u32 shift)
  * supports within one chunk of the region (and within what the region's
  * DMA map allows, once mapped).
  */
-static u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
-			     const struct mwin_region_map *map)
+u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
+		      const struct mwin_region_map *map)
 {
 	return mwin_dev_page_shift(dev, map ? map->page_shift : r->chunk_shift);
 }
 
 /* Can @dev carry a window of @arg's size and rights in @r? */
-static int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
-			    const struct mwin_window_bind *arg)
+int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
+		     const struct mwin_window_bind *arg)
 {
 	u32 shift = window_page_shift(dev, r, NULL);
 
@@ -84,7 +110,7 @@ static int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 }
 
 /* A random key byte this MR has not handed out, or -ENOSPC. */
-static int window_pick_key(struct mwin_window *w)
+int window_pick_key(struct mwin_window *w)
 {
 	unsigned int left = MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS);
 	unsigned int nth, key;
@@ -151,7 +177,7 @@ static void window_detach(struct mwin_window *w)
  */
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 {
-	mutex_lock(&w->lock);
+	window_lock(w);
 	if (w->peer == p)
 		window_detach(w);
 	mutex_unlock(&w->lock);
@@ -164,7 +190,7 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
  * still queued (-ETIMEDOUT, -ESHUTDOWN): the window is then broken until
  * the QP is drained.
  */
-static int window_op_failed(struct mwin_window *w, int ret)
+int window_op_failed(struct mwin_window *w, int ret)
 {
 	bool queued = ret == -ETIMEDOUT || ret == -ESHUTDOWN;
 
@@ -203,7 +229,7 @@ static void window_reclaim_broken(struct mwin_window *w)
 	mutex_unlock(&w->lock);
 	peer_kill_sync(p);
 	peer_put(p);
-	mutex_lock(&w->lock);
+	window_lock(w);
 }
 
 /* Revoke, then give back the MR and the peer. */
@@ -256,6 +282,16 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 		key = window_pick_key(w);
 	}
 
+	if (inv && !verbs_mr_mapped(w, shift)) {
+		/*
+		 * A new range: the MR's page list and bounds change only while
+		 * it is invalid (see verbs_map_mr()), so revoke first.
+		 */
+		ret = window_revoke(w, MWIN_REVOKE_REBIND);
+		if (ret)
+			return ret;
+		inv = false;
+	}
 	ret = verbs_map_mr(w, map, shift);
 	if (ret)
 		goto err_detach;
@@ -340,7 +376,7 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 	if (ret)
 		goto err_free;
 
-	mutex_lock(&w->lock);
+	window_lock(w);
 	ret = window_bind(w, p, arg->access);
 	if (!ret)
 		ret = mwin_alloc_id(&mwin_windows, &id, w, &window_next_id);
@@ -386,7 +422,7 @@ int window_rebind(struct mwin_window_bind *arg)
 		}
 	}
 
-	mutex_lock(&w->lock);
+	window_lock(w);
 	if (w->dead) {
 		ret = -ENOENT;
 		goto out;
@@ -434,7 +470,7 @@ int window_invalidate(u32 id)
 	w = window_get(id);
 	if (!w)
 		return -ENOENT;
-	mutex_lock(&w->lock);
+	window_lock(w);
 	if (w->dead)
 		ret = -ENOENT;
 	else if (w->state == MWIN_WINDOW_BROKEN)
@@ -453,7 +489,7 @@ int window_destroy(u32 id)
 	w = window_get(id);
 	if (!w)
 		return -ENOENT;
-	mutex_lock(&w->lock);
+	window_lock(w);
 	if (w->dead) {
 		mutex_unlock(&w->lock);
 		window_put(w);
@@ -477,7 +513,7 @@ int window_get_info(struct mwin_window_info *info)
 			  info->flags & MWIN_GET_NEXT, window_kref);
 	if (!w)
 		return -ENOENT;
-	mutex_lock(&w->lock);
+	mutex_lock(&w->lock);	/* a batch in flight shows its old state */
 	info->region = w->region->id;
 	info->peer = w->peer ? w->peer->id : 0;
 	info->state = w->state;
@@ -526,7 +562,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 	u32 wid = 0;
 
 	if (w) {
-		mutex_lock(&w->lock);
+		window_lock(w);
 		wid = w->id;
 		owner = w->peer;
 		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
@@ -554,6 +590,60 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 			    p->id, rkey);
 	peer_kill(p);
 }
+
+/**
+ * mwin_bench_rebind() - the floor under a rebind, for the benchmark module
+ * @id: a bound window
+ * @iterations: rebinds to make
+ * @ns: out, nanoseconds they took
+ *
+ * Posts the same LOCAL_INV + REG_MR chain as WINDOW_REBIND in a loop, with
+ * no ioctl, no lookup and no message per rebind, and key bytes drawn as
+ * usual (a key byte may repeat once all 256 were used: the MR is not
+ * replaced inside the loop). The peer gets one grant, of the last rkey.
+ * Not used by the module itself.
+ *
+ * Return: 0, -ENOENT, -EINVAL (not bound) or a verbs error.
+ */
+int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
+{
+	struct mwin_window *w = window_get(id);
+	u64 start;
+	int key, ret = 0;
+	u32 i;
+
+	if (!w)
+		return -ENOENT;
+	window_lock(w);
+	if (w->dead || w->state != MWIN_WINDOW_BOUND) {
+		ret = w->dead ? -ENOENT : -EINVAL;
+		goto out;
+	}
+	start = ktime_get_ns();
+	for (i = 0; i < iterations; i++) {
+		key = window_pick_key(w);
+		if (key < 0) {
+			bitmap_zero(w->keys_used, MWIN_KEYS);
+			key = window_pick_key(w);
+		}
+		set_bit(key, w->keys_used);
+		ret = verbs_post_wait(w, true, true, key, w->access);
+		if (ret) {
+			window_op_failed(w, ret);
+			goto out;
+		}
+		w->rkey = w->mr->rkey;
+		w->binds++;
+		w->invalidations++;
+	}
+	*ns = ktime_get_ns() - start;
+	peer_send_grant(w->peer, w);
+out:
+	mutex_unlock(&w->lock);
+	window_put(w);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(mwin_bench_rebind);
 
 void window_release_owned(struct mwin_file *f)
 {

@@ -100,6 +100,7 @@ static const struct cmd cmds[] = {
 	{ MWIN_PEER_GET, sizeof(struct mwin_peer_info) },
 	{ MWIN_PEER_DISCONNECT, sizeof(struct mwin_destroy) },
 	{ MWIN_MONITOR, sizeof(struct mwin_monitor) },
+	{ MWIN_WINDOW_BATCH, sizeof(struct mwin_window_batch) },
 };
 
 /* Sizes: short is EINVAL, long with a non-zero tail E2BIG, bad pointer EFAULT. */

@@ -418,6 +418,80 @@ struct mwin_monitor {
 	__u32 flags;
 };
 
+/**
+ * enum mwin_batch_opcode - what one entry of a batch does
+ * @MWIN_BATCH_CREATE: WINDOW_CREATE
+ * @MWIN_BATCH_REBIND: WINDOW_REBIND
+ * @MWIN_BATCH_INVALIDATE: WINDOW_INVALIDATE
+ * @MWIN_BATCH_DESTROY: WINDOW_DESTROY
+ */
+enum mwin_batch_opcode {
+	MWIN_BATCH_CREATE = 1,
+	MWIN_BATCH_REBIND = 2,
+	MWIN_BATCH_INVALIDATE = 3,
+	MWIN_BATCH_DESTROY = 4,
+};
+
+/**
+ * struct mwin_batch_op - one window operation of MWIN_WINDOW_BATCH
+ * @opcode: enum mwin_batch_opcode
+ * @flags: as for the single call (create: MWIN_WINDOW_OVERLAP,
+ *	MWIN_CREATE_FD_OWNED; rebind: MWIN_WINDOW_OVERLAP; else 0)
+ * @id: window id; for create: out
+ * @region: create: region id; else 0
+ * @peer: create, rebind: as for &struct mwin_window_bind; else 0
+ * @access: create, rebind: MWIN_ACCESS_* rights; else 0
+ * @offset: create, rebind: first byte; else 0
+ * @length: create, rebind: bytes; else 0
+ * @rkey: out, the new rkey (create, rebind)
+ * @result: out, 0 or the negative errno the single call would return
+ * @iova: out, the new iova (create, rebind)
+ */
+struct mwin_batch_op {
+	__u32 opcode;
+	__u32 flags;
+	__u32 id;
+	__u32 region;
+	__u32 peer;
+	__u32 access;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__u32 rkey;
+	__s32 result;
+	__aligned_u64 iova;
+};
+
+/**
+ * struct mwin_window_batch - MWIN_WINDOW_BATCH: many window operations
+ * @size: sizeof(struct mwin_window_batch)
+ * @flags: must be 0
+ * @count: in, entries in @ops, at most MWIN_BATCH_MAX
+ * @op_size: in, sizeof(struct mwin_batch_op) as the caller knows it
+ * @ops: in, pointer to the array of operations; results written back
+ * @failed: out, entries whose @result is not 0
+ * @__reserved: must be 0
+ *
+ * Entries are checked, then carried out in order, any mix of operations
+ * and peers; the work requests for each peer go out as one chain with one
+ * signaled completion. Each entry gets its own result, as if made by the
+ * single call: a bad entry fails alone (EINVAL, ENOENT, ...), and a device
+ * failure fails the entries of that peer that were in flight. A window may
+ * appear only once per batch (EINVAL for later entries naming it).
+ * The call itself fails only when the batch cannot be read (EINVAL for a
+ * bad @count, @op_size or flag, EFAULT); then no entry was carried out.
+ */
+struct mwin_window_batch {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 op_size;
+	__aligned_u64 ops;
+	__u32 failed;
+	__u32 __reserved;
+};
+
+#define MWIN_BATCH_MAX		256
+
 #define MWIN_IOCTL_MAGIC	0xEA
 
 enum {
@@ -433,6 +507,7 @@ enum {
 	MWIN_CMD_PEER_GET,
 	MWIN_CMD_PEER_DISCONNECT,
 	MWIN_CMD_MONITOR,
+	MWIN_CMD_WINDOW_BATCH,
 };
 
 /*
@@ -465,6 +540,8 @@ enum {
 				     struct mwin_destroy)
 #define MWIN_MONITOR		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_MONITOR, \
 				     struct mwin_monitor)
+#define MWIN_WINDOW_BATCH	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_BATCH, \
+				     struct mwin_window_batch)
 
 /**
  * DOC: wire protocol

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MWIN_WINDOW_BATCH: many window operations in one call.
+ *
+ * Rebinds that keep their window's peer and MR, and invalidations, are
+ * chained: the work requests of all such entries for one peer go out in one
+ * post, with only the last one signaled, and the caller waits once per
+ * peer. Other entries (create, destroy, a rebind to another peer or that
+ * needs a new MR) are carried out one by one through the single calls,
+ * after the chains before them completed, so entries take effect in order.
+ *
+ * A chained window is marked batched rather than locked between its post
+ * and its completion (a batch would hold more locks than lockdep allows):
+ * window_lock() waits for it.
+ */
+#include <linux/slab.h>
+
+#include "mwin.h"
+
+struct batch_item {
+	struct mwin_batch_op *op;
+	struct mwin_window *w;
+	struct mwin_peer *p;
+	struct batch_chain *chain;
+	u32 old_rkey;
+	u8 key;
+	bool inv;
+	bool reg;
+	struct ib_send_wr inv_wr;
+	struct ib_reg_wr reg_wr;
+};
+
+/* The work requests of one peer, and the completion of the last one. */
+struct batch_chain {
+	struct mwin_peer *p;
+	struct ib_cqe cqe;
+	struct completion done;
+	int status;
+	unsigned int n;
+	struct ib_send_wr *first;
+	struct ib_send_wr *last;
+	struct batch_item *last_item;
+	int error;
+};
+
+struct batch {
+	struct batch_item *items;
+	unsigned int pending;
+	struct batch_chain chains[MWIN_OPS_DEPTH];
+	unsigned int nchains;
+};
+
+static void batch_chain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct batch_chain *c = container_of(wc->wr_cqe, struct batch_chain,
+					     cqe);
+
+	c->status = wc->status;
+	complete(&c->done);
+}
+
+static struct batch_chain *batch_chain_of(struct batch *b,
+					  struct mwin_peer *p)
+{
+	struct batch_chain *c;
+	unsigned int i;
+
+	for (i = 0; i < b->nchains; i++)
+		if (b->chains[i].p == p)
+			return &b->chains[i];
+	c = &b->chains[b->nchains++];
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->cqe.done = batch_chain_done;
+	init_completion(&c->done);
+	return c;
+}
+
+static void batch_link(struct batch_chain *c, struct ib_send_wr *wr)
+{
+	if (c->last)
+		c->last->next = wr;
+	else
+		c->first = wr;
+	c->last = wr;
+}
+
+/*
+ * Check a rebind or invalidation and get its work requests ready.
+ * Return: 0 when chained, 1 when it must go through the single call, or
+ * the entry's error. A chained window is left batched and unlocked.
+ */
+static int batch_prepare(struct batch *b, struct batch_item *it)
+{
+	struct mwin_batch_op *op = it->op;
+	struct mwin_window *w = it->w;
+	struct mwin_window_bind bind = {
+		.peer = op->peer, .access = op->access,
+		.offset = op->offset, .length = op->length,
+	};
+	u32 shift;
+	int key, ret;
+
+	window_lock(w);
+	if (w->dead) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (w->state == MWIN_WINDOW_BROKEN) {
+		ret = -EIO;
+		goto out;
+	}
+	it->p = w->peer;
+	it->inv = w->state == MWIN_WINDOW_BOUND;
+	if (op->opcode == MWIN_BATCH_INVALIDATE) {
+		ret = it->inv ? 0 : 2;	/* nothing to revoke: done */
+		goto chain;
+	}
+
+	ret = 1;
+	if (!it->p || (op->peer && op->peer != it->p->id) || !w->map)
+		goto out;
+	if (READ_ONCE(it->p->state) == MWIN_PEER_CLOSING) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	ret = window_check_dev(it->p->dev, w->region, &bind);
+	if (ret)
+		goto out;
+	shift = window_page_shift(it->p->dev, w->region, w->map);
+	if (window_pages(op->offset, op->length, shift) > w->mr_pages) {
+		ret = 1;
+		goto out;
+	}
+	key = window_pick_key(w);
+	if (key < 0) {
+		ret = 1;
+		goto out;
+	}
+	ret = region_move_range(w->region, &w->range, op->offset,
+				op->offset + op->length - 1,
+				op->flags & MWIN_WINDOW_OVERLAP);
+	if (ret)
+		goto out;
+	if (!verbs_mr_mapped(w, shift)) {
+		/* a bound MR is remapped only after its LOCAL_INV: not here */
+		ret = it->inv ? 1 : verbs_map_mr(w, w->map, shift);
+		if (ret)
+			goto out;
+	}
+	set_bit(key, w->keys_used);
+	it->key = key;
+	it->reg = true;
+
+chain:
+	if (ret)
+		goto out;
+	it->chain = batch_chain_of(b, it->p);
+	it->old_rkey = w->rkey;
+	w->wc_status = IB_WC_SUCCESS;
+	if (it->inv) {
+		verbs_prep_inv(w, &it->inv_wr, it->old_rkey);
+		batch_link(it->chain, &it->inv_wr);
+	}
+	if (it->reg) {
+		verbs_prep_reg(w, &it->reg_wr, it->key, op->access);
+		batch_link(it->chain, &it->reg_wr.wr);
+	}
+	it->chain->n++;
+	it->chain->last_item = it;
+	w->batched = true;
+	b->pending++;
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+static int batch_post(struct batch_chain *c)
+{
+	unsigned long timeout = msecs_to_jiffies(mwin_op_timeout_ms);
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (down_timeout(&c->p->ops, timeout)) {
+			while (i--)
+				up(&c->p->ops);
+			return -ETIMEDOUT;
+		}
+	}
+	c->last->wr_cqe = &c->cqe;
+	c->last->send_flags = IB_SEND_SIGNALED;
+	if (ib_post_send(c->p->qp, c->first, NULL))
+		return -ESHUTDOWN;
+	return 0;
+}
+
+static void batch_wait(struct batch_chain *c)
+{
+	unsigned int i;
+
+	if (c->error)
+		return;
+	if (!wait_for_completion_timeout(&c->done,
+					 msecs_to_jiffies(mwin_op_timeout_ms))) {
+		c->error = -ETIMEDOUT;
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		up(&c->p->ops);
+}
+
+/* Give an entry its result and its peer the messages, as the single call. */
+static void batch_finish(struct batch_item *it)
+{
+	struct mwin_window *w = it->w;
+	struct batch_chain *c = it->chain;
+	int status = w->wc_status;
+	int ret;
+
+	mutex_lock(&w->lock);
+	if (!status && it == c->last_item)
+		status = c->status;
+	ret = c->error ?: verbs_status_errno(w, status);
+	if (ret) {
+		it->op->result = window_op_failed(w, ret);
+	} else if (it->reg) {
+		w->rkey = w->mr->rkey;
+		w->access = it->op->access;
+		w->state = MWIN_WINDOW_BOUND;
+		w->binds++;
+		if (it->inv) {
+			w->invalidations++;
+			peer_send_revoke(it->p, w->id, it->old_rkey,
+					 MWIN_REVOKE_REBIND);
+		}
+		peer_send_grant(it->p, w);
+		it->op->rkey = w->rkey;
+		it->op->iova = window_offset(w);
+	} else {
+		w->state = MWIN_WINDOW_INVALIDATED;
+		w->invalidations++;
+		peer_send_revoke(it->p, w->id, it->old_rkey,
+				 MWIN_REVOKE_INVALIDATE);
+	}
+	window_unbatch(w);
+	mutex_unlock(&w->lock);
+}
+
+/* Post every chain, wait for them, and finish their entries in order. */
+static void batch_flush(struct batch *b, unsigned int upto)
+{
+	struct batch_chain *c;
+	unsigned int i;
+
+	if (!b->pending)
+		return;
+	for (i = 0; i < b->nchains; i++) {
+		c = &b->chains[i];
+		c->error = batch_post(c);
+	}
+	for (i = 0; i < b->nchains; i++)
+		batch_wait(&b->chains[i]);
+	for (i = 0; i < upto; i++)
+		if (b->items[i].chain && b->items[i].w->batched)
+			batch_finish(&b->items[i]);
+	/*
+	 * A chain the device did not complete still names its windows' MRs
+	 * and this batch's memory: drain its QP before both go.
+	 */
+	for (i = 0; i < b->nchains; i++) {
+		c = &b->chains[i];
+		if (c->error == -ETIMEDOUT || c->error == -ESHUTDOWN)
+			peer_kill_sync(c->p);
+	}
+	b->pending = 0;
+	b->nchains = 0;
+}
+
+/* Carry out one entry through the single calls. */
+static int batch_single(struct mwin_file *f, struct mwin_batch_op *op)
+{
+	struct mwin_window_bind bind = {
+		.flags = op->flags, .id = op->id, .region = op->region,
+		.peer = op->peer, .access = op->access,
+		.offset = op->offset, .length = op->length,
+	};
+	int ret;
+
+	switch (op->opcode) {
+	case MWIN_BATCH_CREATE:
+		ret = window_create(f, &bind);
+		break;
+	case MWIN_BATCH_REBIND:
+		ret = window_rebind(&bind);
+		break;
+	case MWIN_BATCH_INVALIDATE:
+		return window_invalidate(op->id);
+	default:
+		return window_destroy(op->id);
+	}
+	if (!ret) {
+		op->id = bind.id;
+		op->rkey = bind.rkey;
+		op->iova = bind.iova;
+	}
+	return ret;
+}
+
+/* Is @id named by an entry before @n? */
+static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].opcode != MWIN_BATCH_CREATE && ops[i].id == id)
+			return true;
+	return false;
+}
+
+/**
+ * window_batch() - carry out @n checked entries of a batch
+ * @f: the caller's file
+ * @ops: entries, each already checked as the single call checks its
+ *	argument (a non-zero @result marks an entry that failed that check)
+ * @n: number of entries
+ *
+ * Return: the number of entries that failed.
+ */
+unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+			  unsigned int n)
+{
+	struct batch *b;
+	struct batch_item *it;
+	unsigned int i, failed = 0;
+	int ret;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return n;
+	b->items = kcalloc(n, sizeof(*b->items), GFP_KERNEL);
+	if (!b->items) {
+		kfree(b);
+		return n;
+	}
+
+	for (i = 0; i < n; i++) {
+		it = &b->items[i];
+		it->op = &ops[i];
+		if (it->op->result)
+			continue;
+		if (it->op->opcode != MWIN_BATCH_CREATE &&
+		    batch_seen(ops, i, it->op->id)) {
+			it->op->result = -EINVAL;
+			continue;
+		}
+		ret = 1;
+		if (it->op->opcode == MWIN_BATCH_REBIND ||
+		    it->op->opcode == MWIN_BATCH_INVALIDATE) {
+			it->w = window_get(it->op->id);
+			ret = it->w ? batch_prepare(b, it) : -ENOENT;
+		}
+		if (ret == 0 && (b->pending == MWIN_OPS_DEPTH ||
+				 b->nchains == MWIN_OPS_DEPTH)) {
+			batch_flush(b, i + 1);
+		} else if (ret == 1) {
+			batch_flush(b, i);
+			ret = batch_single(f, it->op);
+		}
+		if (ret < 0)
+			it->op->result = ret;
+	}
+	batch_flush(b, n);
+
+	for (i = 0; i < n; i++) {
+		if (b->items[i].w)
+			window_put(b->items[i].w);
+		failed += !!ops[i].result;
+	}
+	kfree(b->items);
+	kfree(b);
+	return failed;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MWIN_WINDOW_BATCH: many window operations in one call, each with its own
+ * result, with real traffic checking the rkeys they hand out and revoke.
+ */
+#include "mwin_test.h"
+
+#define NWIN 64
+
+FIXTURE(batch)
+{
+	int fd;
+	uint32_t region;
+	char *mem;
+	struct mwpeer *a;
+	struct mwpeer *b;
+	struct mwin_window_bind w[NWIN];
+};
+
+FIXTURE_SETUP(batch)
+{
+	int i;
+
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mwin_region_create(self->fd, NWIN * 8192, 0,
+					&self->region, NULL));
+	self->mem = mwin_region_mmap(self->fd, self->region, NULL);
+	ASSERT_NE(NULL, self->mem);
+	self->a = test_connect();
+	ASSERT_NE(NULL, self->a);
+	self->b = test_connect();
+	ASSERT_NE(NULL, self->b);
+	/* even windows for peer a, odd ones for peer b */
+	for (i = 0; i < NWIN; i++) {
+		self->w[i] = test_bind(self->region,
+				       mwpeer_id(i % 2 ? self->b : self->a),
+				       i * 8192, 4096, MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &self->w[i]));
+	}
+}
+
+FIXTURE_TEARDOWN(batch)
+{
+	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
+	munmap(self->mem, NWIN * 8192);
+	mwpeer_close(self->a);
+	mwpeer_close(self->b);
+	close(self->fd);
+}
+
+static int run_batch(int fd, struct mwin_batch_op *ops, uint32_t n,
+		     uint32_t *failed)
+{
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd),
+		.count = n,
+		.op_size = sizeof(*ops),
+		.ops = (uintptr_t)ops,
+	};
+	int ret = mwin_ioctl(fd, MWIN_WINDOW_BATCH, &cmd);
+
+	if (failed)
+		*failed = cmd.failed;
+	return ret;
+}
+
+static struct mwin_batch_op op_rebind(uint32_t id, uint64_t off, uint64_t len,
+				      uint32_t access)
+{
+	return (struct mwin_batch_op){ .opcode = MWIN_BATCH_REBIND, .id = id,
+				       .offset = off, .length = len,
+				       .access = access };
+}
+
+/* Drain a peer's messages; return how many there were. */
+static int drain(struct mwpeer *p)
+{
+	struct mwpeer_msg m;
+	int n = 0;
+
+	while (!mwpeer_next_msg(p, &m, 200))
+		n++;
+	return n;
+}
+
+TEST_F(batch, rebind_all_in_one_call)
+{
+	struct mwin_batch_op ops[NWIN];
+	uint32_t failed = 1;
+	int i;
+
+	drain(self->a);
+	drain(self->b);
+	for (i = 0; i < NWIN; i++) {
+		self->mem[i * 8192] = i;
+		ops[i] = op_rebind(self->w[i].id, i * 8192, 4096,
+				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
+	}
+	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN, &failed));
+	EXPECT_EQ(0, failed);
+	for (i = 0; i < NWIN; i++) {
+		struct mwpeer *p = i % 2 ? self->b : self->a;
+
+		EXPECT_EQ(0, ops[i].result);
+		EXPECT_NE(self->w[i].rkey, ops[i].rkey);
+		EXPECT_EQ(self->w[i].rkey >> 8, ops[i].rkey >> 8);
+		EXPECT_EQ(i * 8192, ops[i].iova);
+		EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, ops[i].rkey, i * 8192,
+						      NULL, 1));
+		EXPECT_EQ(i, ((char *)mwpeer_buf(p))[0]);
+	}
+	/* each peer: a revoke and a grant per window, in order */
+	EXPECT_EQ(NWIN, drain(self->a));
+	EXPECT_EQ(NWIN, drain(self->b));
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	/* the old keys are dead */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, self->w[0].rkey, 0, NULL, 1));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->b, self->w[NWIN - 1].rkey,
+			      (NWIN - 1) * 8192, NULL, 1));
+}
+
+/* Any mix: create, rebind (same and new range), invalidate, destroy. */
+TEST_F(batch, mixed_entries_take_effect_in_order)
+{
+	struct mwin_batch_op ops[6] = {
+		{ .opcode = MWIN_BATCH_CREATE, .region = self->region,
+		  .peer = mwpeer_id(self->a), .offset = 4096, .length = 100,
+		  .access = MWIN_ACCESS_WRITE },
+		op_rebind(self->w[0].id, 0, 4096, MWIN_ACCESS_READ),
+		op_rebind(self->w[2].id, 2 * 8192 + 1, 50, MWIN_ACCESS_READ),
+		{ .opcode = MWIN_BATCH_INVALIDATE, .id = self->w[4].id },
+		{ .opcode = MWIN_BATCH_DESTROY, .id = self->w[6].id },
+		{ .opcode = MWIN_BATCH_INVALIDATE, .id = self->w[4].id },
+	};
+	uint32_t failed = 0;
+
+	drain(self->a);
+	ASSERT_EQ(0, run_batch(self->fd, ops, 6, &failed));
+	EXPECT_EQ(1, failed);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_NE(0, ops[0].id);
+	EXPECT_EQ(4096, ops[0].iova);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(0, ops[2].result);
+	EXPECT_EQ(2 * 8192 + 1, ops[2].iova);
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(0, ops[4].result);
+	EXPECT_EQ(-EINVAL, ops[5].result);	/* a window twice */
+
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, ops[0].id));
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED,
+		  test_window_state(self->fd, self->w[4].id));
+	EXPECT_EQ(0, test_window_state(self->fd, self->w[6].id));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_write(self->a, ops[0].rkey, 4096 + 99, "z", 1));
+	EXPECT_EQ('z', self->mem[4096 + 99]);
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(self->a, ops[2].rkey, 2 * 8192 + 50, NULL, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(self->a, ops[1].rkey, 4095, NULL, 1));
+	/* grant, revoke + grant, revoke + grant, revoke, revoke */
+	EXPECT_EQ(7, drain(self->a));
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	/* the range change revoked the old key before remapping */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, ops[2].rkey, 2 * 8192, NULL, 1));
+}
+
+/* A bad entry fails alone; the others are carried out. */
+TEST_F(batch, partial_failure_is_exact)
+{
+	struct mwin_batch_op ops[5] = {
+		op_rebind(self->w[0].id, 0, 4096, MWIN_ACCESS_READ),
+		op_rebind(999999, 0, 4096, MWIN_ACCESS_READ),
+		op_rebind(self->w[2].id, 2 * 8192, NWIN * 8192, MWIN_ACCESS_READ),
+		{ .opcode = 77, .id = self->w[4].id },
+		op_rebind(self->w[8].id, 7 * 8192 + 4095, 2, MWIN_ACCESS_READ),
+	};
+	uint32_t failed = 0;
+
+	ASSERT_EQ(0, run_batch(self->fd, ops, 5, &failed));
+	EXPECT_EQ(4, failed);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(-ENOENT, ops[1].result);
+	EXPECT_EQ(-ERANGE, ops[2].result);
+	EXPECT_EQ(-EINVAL, ops[3].result);
+	EXPECT_EQ(-EBUSY, ops[4].result);	/* overlaps window 7 */
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, self->w[2].rkey,
+					      2 * 8192, NULL, 1));
+}
+
+/* A batch that cannot be read fails whole, and changes nothing. */
+TEST_F(batch, unreadable_batch_changes_nothing)
+{
+	struct mwin_batch_op ops[2] = {
+		op_rebind(self->w[0].id, 0, 4096, MWIN_ACCESS_READ),
+		op_rebind(self->w[2].id, 2 * 8192, 4096, MWIN_ACCESS_READ),
+	};
+	struct {
+		struct mwin_batch_op op;
+		uint64_t tail;
+	} big[2] = { { ops[0], 1 }, { ops[1], 0 } };
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = 2, .op_size = sizeof(ops[0]),
+		.ops = (uintptr_t)ops,
+	};
+	struct mwin_window_info wi;
+
+	cmd.count = 0;
+	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	cmd.count = MWIN_BATCH_MAX + 1;
+	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	cmd.count = 2;
+	cmd.op_size = sizeof(ops[0]) - 8;
+	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	cmd.op_size = sizeof(big[0]);
+	cmd.ops = (uintptr_t)big;
+	EXPECT_EQ(-E2BIG, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	cmd.op_size = sizeof(ops[0]);
+	cmd.ops = 8;
+	EXPECT_EQ(-EFAULT, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	cmd.ops = (uintptr_t)ops;
+	cmd.flags = 1;
+	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+
+	ASSERT_EQ(0, mwin_window_get(self->fd, self->w[0].id, 0, &wi));
+	EXPECT_EQ(self->w[0].rkey, wi.rkey);
+	EXPECT_EQ(1, wi.binds);
+	/* a newer userspace's bigger entries with zero tails are fine */
+	big[0].tail = 0;
+	cmd.flags = 0;
+	cmd.op_size = sizeof(big[0]);
+	cmd.ops = (uintptr_t)big;
+	ASSERT_EQ(0, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	EXPECT_EQ(0, cmd.failed);
+	EXPECT_NE(self->w[0].rkey, big[0].op.rkey);
+	EXPECT_EQ(0, big[0].tail);
+}
+
+/* A peer change in a batch goes through a new MR on the new peer's PD. */
+TEST_F(batch, peer_change)
+{
+	struct mwin_batch_op op = op_rebind(self->w[0].id, 0, 4096,
+					    MWIN_ACCESS_READ);
+	uint32_t failed = 1;
+
+	op.peer = mwpeer_id(self->b);
+	ASSERT_EQ(0, run_batch(self->fd, &op, 1, &failed));
+	EXPECT_EQ(0, failed);
+	EXPECT_NE(self->w[0].rkey >> 8, op.rkey >> 8);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->b, op.rkey, 0, NULL, 1));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, op.rkey, 0, NULL, 1));
+}
+
+TEST_HARNESS_MAIN
