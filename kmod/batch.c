@@ -24,6 +24,7 @@ struct batch_item {
 	struct batch_chain *chain;
 	u32 old_rkey;
 	u8 key;
+	bool pending;
 	bool inv;
 	bool reg;
 	struct ib_send_wr inv_wr;
@@ -85,12 +86,31 @@ static void batch_link(struct batch_chain *c, struct ib_send_wr *wr)
 	c->last = wr;
 }
 
+static void batch_flush(struct batch *b, unsigned int upto);
+
+/*
+ * Lock a window for a batch. Another batch may own it: flush this batch's
+ * chains before waiting for it, so that two batches never wait for each
+ * other's windows.
+ */
+static void batch_lock(struct batch *b, struct mwin_window *w,
+		       unsigned int upto)
+{
+	mutex_lock(&w->lock);
+	if (!w->batched)
+		return;
+	mutex_unlock(&w->lock);
+	batch_flush(b, upto);
+	window_lock(w);
+}
+
 /*
  * Check a rebind or invalidation and get its work requests ready.
  * Return: 0 when chained, 1 when it must go through the single call, or
  * the entry's error. A chained window is left batched and unlocked.
  */
-static int batch_prepare(struct batch *b, struct batch_item *it)
+static int batch_prepare(struct batch *b, struct batch_item *it,
+			 unsigned int index)
 {
 	struct mwin_batch_op *op = it->op;
 	struct mwin_window *w = it->w;
@@ -101,7 +121,7 @@ static int batch_prepare(struct batch *b, struct batch_item *it)
 	u32 shift;
 	int key, ret;
 
-	window_lock(w);
+	batch_lock(b, w, index);
 	if (w->dead) {
 		ret = -ENOENT;
 		goto out;
@@ -168,6 +188,7 @@ chain:
 	}
 	it->chain->n++;
 	it->chain->last_item = it;
+	it->pending = true;
 	w->batched = true;
 	b->pending++;
 out:
@@ -242,6 +263,7 @@ static void batch_finish(struct batch_item *it)
 		peer_send_revoke(it->p, w->id, it->old_rkey,
 				 MWIN_REVOKE_INVALIDATE);
 	}
+	it->pending = false;
 	window_unbatch(w);
 	mutex_unlock(&w->lock);
 }
@@ -261,7 +283,7 @@ static void batch_flush(struct batch *b, unsigned int upto)
 	for (i = 0; i < b->nchains; i++)
 		batch_wait(&b->chains[i]);
 	for (i = 0; i < upto; i++)
-		if (b->items[i].chain && b->items[i].w->batched)
+		if (b->items[i].pending)
 			batch_finish(&b->items[i]);
 	/*
 	 * A chain the device did not complete still names its windows' MRs
@@ -357,7 +379,7 @@ unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
 		if (it->op->opcode == MWIN_BATCH_REBIND ||
 		    it->op->opcode == MWIN_BATCH_INVALIDATE) {
 			it->w = window_get(it->op->id);
-			ret = it->w ? batch_prepare(b, it) : -ENOENT;
+			ret = it->w ? batch_prepare(b, it, i) : -ENOENT;
 		}
 		if (ret == 0 && (b->pending == MWIN_OPS_DEPTH ||
 				 b->nchains == MWIN_OPS_DEPTH)) {

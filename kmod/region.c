@@ -398,9 +398,14 @@ int region_destroy(u32 id, u32 flags)
 	r->dead = true;
 	mutex_unlock(&r->lock);
 
-	/* No window can be added now; revoke and destroy those there are. */
-	while ((wid = region_any_window(r)))
-		window_destroy(wid);
+	/*
+	 * No window can be added now; revoke and destroy those there are. One
+	 * that another caller is destroying leaves the tree when it is done.
+	 */
+	while ((wid = region_any_window(r))) {
+		if (window_destroy(wid))
+			schedule_timeout_uninterruptible(1);
+	}
 
 	mutex_lock(&mwin_devs_lock);
 	xa_erase(&mwin_regions, r->id);

@@ -3,6 +3,8 @@
  * MWIN_WINDOW_BATCH: many window operations in one call, each with its own
  * result, with real traffic checking the rkeys they hand out and revoke.
  */
+#include <pthread.h>
+
 #include "mwin_test.h"
 
 #define NWIN 64
@@ -254,6 +256,63 @@ TEST_F(batch, peer_change)
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->b, op.rkey, 0, NULL, 1));
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  mwpeer_read(self->a, op.rkey, 0, NULL, 1));
+}
+
+struct racer {
+	int fd;
+	FIXTURE_DATA(batch) *self;
+	int reverse;
+	int errors;
+	int *done;
+};
+
+static void *batch_racer(void *arg)
+{
+	struct racer *r = arg;
+	struct mwin_batch_op ops[NWIN];
+	uint32_t failed;
+	int round, i, k;
+
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < NWIN; i++) {
+			k = r->reverse ? NWIN - 1 - i : i;
+			ops[i] = op_rebind(r->self->w[k].id, k * 8192, 4096,
+					   MWIN_ACCESS_READ);
+		}
+		if (run_batch(r->fd, ops, NWIN, &failed) || failed)
+			r->errors++;
+	}
+	__atomic_add_fetch(r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Two batches over the same windows in opposite orders never deadlock. */
+TEST_F(batch, concurrent_batches)
+{
+	struct racer r[2];
+	pthread_t t[2];
+	int i, done = 0;
+
+	for (i = 0; i < 2; i++) {
+		r[i] = (struct racer){ .fd = self->fd, .self = self,
+				       .reverse = i, .done = &done };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, batch_racer, &r[i]));
+	}
+	while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < 2) {
+		mwpeer_poll(self->a, 5);
+		mwpeer_poll(self->b, 5);
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, r[i].errors);
+	}
+	drain(self->a);
+	drain(self->b);
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	EXPECT_EQ(0, mwpeer_proto_errors(self->b, NULL));
+	for (i = 0; i < NWIN; i++)
+		EXPECT_EQ(MWIN_WINDOW_BOUND,
+			  test_window_state(self->fd, self->w[i].id));
 }
 
 TEST_HARNESS_MAIN
