@@ -179,6 +179,80 @@ TEST_F(dev, vanished_peer_is_cleaned_up)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 }
 
+static int set_param(const char *name, unsigned long val, unsigned long *old)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
+	f = fopen(path, "r+");
+	if (!f)
+		return -errno;
+	if (old && fscanf(f, "%lu", old) != 1)
+		ret = -EINVAL;
+	rewind(f);
+	fprintf(f, "%lu\n", val);
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* A hello with the wrong magic or version is rejected with the module's. */
+TEST(bad_hello_is_rejected)
+{
+	struct mwin_wire_hello bad = {
+		.magic = MWIN_WIRE_MAGIC, .version = MWIN_WIRE_VERSION + 1,
+	};
+	struct mwpeer_opts opts = {
+		.timeout_ms = TEST_TIMEOUT_MS,
+		.private_data = &bad, .private_data_len = sizeof(bad),
+	};
+	struct mwpeer_reject rej;
+	struct mwpeer *p = mwpeer_create(&opts);
+
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-ECONNREFUSED, mwpeer_open(p, test_host(), 0));
+	mwpeer_reject(p, &rej);
+	EXPECT_TRUE(rej.rejected);
+	EXPECT_TRUE(rej.by_module);
+	EXPECT_TRUE(rej.version_valid);
+	EXPECT_EQ(MWIN_WIRE_VERSION, rej.version);
+	mwpeer_close(p);
+
+	opts.private_data_len = 0;	/* no hello at all */
+	p = mwpeer_create(&opts);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-ECONNREFUSED, mwpeer_open(p, test_host(), 0));
+	mwpeer_close(p);
+}
+
+/* Past max_peers a peer is rejected; the others are untouched. */
+TEST(peer_limit)
+{
+	struct mwin_info info;
+	struct mwpeer *p, *q;
+	unsigned long old;
+	int fd = mwin_open(), err = 0;
+
+	ASSERT_LE(0, fd);
+	p = test_connect();
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mwin_info(fd, &info, NULL, 0));
+	ASSERT_EQ(0, set_param("max_peers", info.nr_peers, &old));
+	q = mwpeer_connect(test_host(), 0, NULL, TEST_TIMEOUT_MS, &err);
+	EXPECT_EQ(NULL, q);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	ASSERT_EQ(0, set_param("max_peers", old, NULL));
+	EXPECT_EQ(mwpeer_id(p) ? 0 : -1,
+		  mwin_peer_get(fd, mwpeer_id(p), 0, &(struct mwin_peer_info){}));
+	q = test_connect();
+	EXPECT_NE(NULL, q);
+	mwpeer_close(q);
+	mwpeer_close(p);
+	close(fd);
+}
+
 /* Unload with a connected peer, a region and a bound window, then reload. */
 TEST(unload_with_live_windows)
 {
