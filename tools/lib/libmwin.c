@@ -169,7 +169,7 @@ const char *mwin_peer_state_name(uint32_t state)
 	return "unknown";
 }
 
-const char *mwin_access_str(uint32_t access, char buf[4])
+const char *mwin_access_str(uint32_t access, char buf[5])
 {
 	char *p = buf;
 
@@ -179,8 +179,27 @@ const char *mwin_access_str(uint32_t access, char buf[4])
 		*p++ = 'w';
 	if (access & MWIN_ACCESS_ATOMIC)
 		*p++ = 'a';
+	if (access & ~MWIN_ACCESS_ALL)
+		*p++ = '?';
 	*p = '\0';
 	return buf;
+}
+
+const char *mwin_revoke_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case MWIN_REVOKE_INVALIDATE:
+		return "invalidate";
+	case MWIN_REVOKE_REBIND:
+		return "rebind";
+	case MWIN_REVOKE_DESTROY:
+		return "destroy";
+	case MWIN_REVOKE_REMOTE:
+		return "remote";
+	case MWIN_REVOKE_ERROR:
+		return "error";
+	}
+	return "unknown";
 }
 
 int mwin_access_parse(const char *s)

@@ -37,8 +37,10 @@ int mwin_peer_disconnect(int fd, uint32_t id);
 
 const char *mwin_window_state_name(uint32_t state);
 const char *mwin_peer_state_name(uint32_t state);
-/* "rwa" letters of MWIN_ACCESS_* rights into buf[4]. */
-const char *mwin_access_str(uint32_t access, char buf[4]);
+/* "rwa" letters of MWIN_ACCESS_* rights ('?' for unknown bits) into buf. */
+const char *mwin_access_str(uint32_t access, char buf[5]);
+/* "invalidate", "rebind", "destroy", "remote", "error" or "unknown". */
+const char *mwin_revoke_reason_name(uint32_t reason);
 /* Parse "r", "rw", "rwa"...; returns the bits or -EINVAL. */
 int mwin_access_parse(const char *s);
 

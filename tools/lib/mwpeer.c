@@ -19,6 +19,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "libmwin.h"
 #include "mwpeer.h"
 
 #define MSG_SIZE	sizeof(struct mwin_wire_msg)
@@ -180,36 +181,12 @@ const char *mwpeer_status_str(int status)
 
 const char *mwpeer_access_str(unsigned int access, char buf[8])
 {
-	char *s = buf;
-
-	if (access & MWIN_ACCESS_READ)
-		*s++ = 'r';
-	if (access & MWIN_ACCESS_WRITE)
-		*s++ = 'w';
-	if (access & MWIN_ACCESS_ATOMIC)
-		*s++ = 'a';
-	if (access & ~MWIN_ACCESS_ALL)
-		*s++ = '?';
-	*s = '\0';
-	return buf;
+	return mwin_access_str(access, buf);
 }
 
 const char *mwpeer_reason_str(unsigned int reason)
 {
-	switch (reason) {
-	case MWIN_REVOKE_INVALIDATE:
-		return "invalidate";
-	case MWIN_REVOKE_REBIND:
-		return "rebind";
-	case MWIN_REVOKE_DESTROY:
-		return "destroy";
-	case MWIN_REVOKE_REMOTE:
-		return "remote";
-	case MWIN_REVOKE_ERROR:
-		return "error";
-	default:
-		return "unknown";
-	}
+	return mwin_revoke_reason_name(reason);
 }
 
 const char *mwpeer_state_str(enum mwpeer_state s)

@@ -31,7 +31,8 @@
  *    IBV_WC_WR_FLUSH_ERR without being posted (what the device would
  *    answer), until mwpeer_reconnect().
  *
- * Build: -Iuapi (for <linux/mwin.h>), link with -lrdmacm -libverbs.
+ * Build: -Iuapi (for <linux/mwin.h>), link with libmwin.c, -lrdmacm and
+ * -libverbs.
  */
 #ifndef MWPEER_H
 #define MWPEER_H

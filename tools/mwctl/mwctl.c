@@ -1218,7 +1218,7 @@ static int region_read(struct mw *mw)
 
 static void print_window(struct mw *mw, const struct mwin_window_info *w)
 {
-	char acc[4];
+	char acc[5];
 
 	pr_label("window");
 	pr_uint(PR_ANY, "id", w->id);
@@ -1637,22 +1637,6 @@ static const char *event_name(uint32_t type)
 	return "unknown";
 }
 
-static const char *reason_name(uint32_t reason)
-{
-	switch (reason) {
-	case MWIN_REVOKE_INVALIDATE:
-		return "invalidate";
-	case MWIN_REVOKE_REBIND:
-		return "rebind";
-	case MWIN_REVOKE_DESTROY:
-		return "destroy";
-	case MWIN_REVOKE_REMOTE:
-		return "remote";
-	case MWIN_REVOKE_ERROR:
-		return "error";
-	}
-	return "unknown";
-}
 
 static void print_event(struct mw *mw, const struct mwin_event *ev)
 {
@@ -1676,7 +1660,7 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 		pr_uint(PR_ANY, "peer", ev->peer);
 		pr_hex(PR_ANY, "rkey", ev->rkey, 8);
 		if (ev->type == MWIN_EVENT_REVOKE)
-			pr_str(PR_ANY, "reason", reason_name(ev->reason));
+			pr_str(PR_ANY, "reason", mwin_revoke_reason_name(ev->reason));
 		if (ev->type > MWIN_EVENT_LOST)
 			pr_uint(PR_ANY, "type", ev->type);
 		break;
