@@ -2,8 +2,8 @@
 /*
  * MWIN_WINDOW_BATCH: many window operations in one call.
  *
- * Rebinds that keep their window's peer and MR, and invalidations, are
- * chained: the work requests of all such entries for one peer go out in one
+ * Rebinds that keep their window's peer, MR and range, and invalidations,
+ * are chained: the work requests of all such entries for one peer go out in one
  * post, with only the last one signaled, and the caller waits once per
  * peer. Other entries (create, destroy, a rebind to another peer or that
  * needs a new MR) are carried out one by one through the single calls,
@@ -163,10 +163,8 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 	if (ret)
 		goto out;
 	if (!verbs_mr_mapped(w, shift)) {
-		/* a bound MR is remapped only after its LOCAL_INV: not here */
-		ret = it->inv ? 1 : verbs_map_mr(w, w->map, shift);
-		if (ret)
-			goto out;
+		ret = 1;	/* a new range takes a new MR: verbs_map_mr() */
+		goto out;
 	}
 	set_bit(key, w->keys_used);
 	it->key = key;

@@ -315,6 +315,7 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg);
 int window_rebind(struct mwin_window_bind *arg);
 int window_invalidate(u32 id);
 int window_destroy(u32 id);
+int window_destroy_obj(struct mwin_window *w);
 int window_get_info(struct mwin_window_info *info);
 void window_put(struct mwin_window *w);
 struct mwin_window *window_get(u32 id);

@@ -360,26 +360,31 @@ void region_remove_range(struct mwin_region *r, struct mwin_range *range)
 	mutex_unlock(&r->lock);
 }
 
-/* The id of some window of @r, 0 when it has none. */
-static u32 region_any_window(struct mwin_region *r)
+/*
+ * Some window of @r, referenced, or NULL when it has none. A window in the
+ * tree is alive: it leaves the tree before its last reference goes.
+ */
+static struct mwin_window *region_any_window(struct mwin_region *r)
 {
+	struct mwin_window *w = NULL;
 	struct mwin_range *range;
-	u32 id = 0;
 
 	mutex_lock(&r->lock);
 	range = range_tree_iter_first(&r->windows, 0, U64_MAX);
-	if (range)
-		id = container_of(range, struct mwin_window, range)->id;
+	if (range) {
+		w = container_of(range, struct mwin_window, range);
+		kref_get(&w->kref);
+	}
 	mutex_unlock(&r->lock);
-	return id;
+	return w;
 }
 
 int region_destroy(u32 id, u32 flags)
 {
 	struct mwin_region_map *map, *tmp;
+	struct mwin_window *w;
 	struct mwin_region *r;
 	int ret = 0;
-	u32 wid;
 
 	r = region_get(id);
 	if (!r)
@@ -402,9 +407,10 @@ int region_destroy(u32 id, u32 flags)
 	 * No window can be added now; revoke and destroy those there are. One
 	 * that another caller is destroying leaves the tree when it is done.
 	 */
-	while ((wid = region_any_window(r))) {
-		if (window_destroy(wid))
+	while ((w = region_any_window(r))) {
+		if (window_destroy_obj(w))
 			schedule_timeout_uninterruptible(1);
+		window_put(w);
 	}
 
 	mutex_lock(&mwin_devs_lock);

@@ -118,9 +118,11 @@ bool verbs_mr_mapped(struct mwin_window *w, u32 shift)
  * The remote address of a byte is its offset in the region, so the iova is
  * the window's offset; its offset in the first page equals the DMA
  * address's, as hardware requires. The MR keeps its page list across
- * REG_MR and LOCAL_INV, so an unchanged range is not mapped again.
- * The MR must not be valid: rxe takes the bounds and pages of a valid MR
- * from the MR itself, so its live rkey would follow the new mapping.
+ * REG_MR and LOCAL_INV, so an unchanged range is not mapped again. An MR
+ * is never mapped twice: rxe takes the bounds and pages of an MR from the
+ * MR itself, and a request that passed its rkey check before a LOCAL_INV
+ * may still be copying after it completed. A new range takes a new MR;
+ * deregistering the old one waits for such requests.
  *
  * Return: 0 or -EIO.
  */
@@ -136,6 +138,8 @@ int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 
 	if (verbs_mr_mapped(w, shift))
 		return 0;
+	if (WARN_ON_ONCE(w->mr_mapped))
+		return -EIO;
 	for (i = 0; i < n; i++) {
 		base = (first + i) << shift;
 		sg_dma_address(&w->sgl[i]) = map->dma[base >> map->chunk_shift] +

@@ -262,10 +262,15 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 	if (pages > p->dev->max_pages)
 		return -E2BIG;	/* the DMA map is less aligned than hoped */
 
-	key = w->peer == p && w->mr && pages <= w->mr_pages ?
+	key = w->peer == p && w->mr && pages <= w->mr_pages &&
+	      (!w->mr_mapped || verbs_mr_mapped(w, shift)) ?
 	      window_pick_key(w) : -ENOSPC;
 	if (key < 0) {
-		/* A new MR: revoke the old key first, then drop the old MR. */
+		/*
+		 * A new MR (another peer's PD, more pages, all keys used, or a
+		 * new range: see verbs_map_mr()): revoke the old key first,
+		 * then drop the old MR.
+		 */
 		ret = window_revoke(w, MWIN_REVOKE_REBIND);
 		if (ret)
 			return ret;
@@ -282,16 +287,6 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 		key = window_pick_key(w);
 	}
 
-	if (inv && !verbs_mr_mapped(w, shift)) {
-		/*
-		 * A new range: the MR's page list and bounds change only while
-		 * it is invalid (see verbs_map_mr()), so revoke first.
-		 */
-		ret = window_revoke(w, MWIN_REVOKE_REBIND);
-		if (ret)
-			return ret;
-		inv = false;
-	}
 	ret = verbs_map_mr(w, map, shift);
 	if (ret)
 		goto err_detach;
@@ -371,16 +366,22 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 		f->owns_objects = true;
 	}
 
+	/*
+	 * Locked before it is in the region's tree: a forced region destroy
+	 * that finds it there waits until it is published or dead.
+	 */
+	mutex_lock(&w->lock);
 	ret = region_insert_range(r, &w->range,
 				  arg->flags & MWIN_WINDOW_OVERLAP);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&w->lock);
 		goto err_free;
-
-	window_lock(w);
+	}
 	ret = window_bind(w, p, arg->access);
 	if (!ret)
 		ret = mwin_alloc_id(&mwin_windows, &id, w, &window_next_id);
 	if (ret) {
+		w->dead = true;
 		window_unbind(w, MWIN_REVOKE_DESTROY);
 		mutex_unlock(&w->lock);
 		region_remove_range(r, &w->range);
@@ -482,17 +483,18 @@ int window_invalidate(u32 id)
 	return ret;
 }
 
-int window_destroy(u32 id)
+/**
+ * window_destroy_obj() - revoke and destroy a window
+ * @w: window; the caller holds a reference
+ *
+ * Return: 0, or -ENOENT when it is already dead (destroyed, or its
+ * creation failed).
+ */
+int window_destroy_obj(struct mwin_window *w)
 {
-	struct mwin_window *w;
-
-	w = window_get(id);
-	if (!w)
-		return -ENOENT;
 	window_lock(w);
 	if (w->dead) {
 		mutex_unlock(&w->lock);
-		window_put(w);
 		return -ENOENT;
 	}
 	w->dead = true;
@@ -501,8 +503,19 @@ int window_destroy(u32 id)
 	mutex_unlock(&w->lock);
 	region_remove_range(w->region, &w->range);
 	window_put(w);		/* the id's reference */
-	window_put(w);
 	return 0;
+}
+
+int window_destroy(u32 id)
+{
+	struct mwin_window *w = window_get(id);
+	int ret;
+
+	if (!w)
+		return -ENOENT;
+	ret = window_destroy_obj(w);
+	window_put(w);
+	return ret;
 }
 
 int window_get_info(struct mwin_window_info *info)

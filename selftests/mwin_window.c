@@ -194,7 +194,8 @@ TEST_F(win, rebind_new_key_new_range)
 	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 4096, 8192,
 				 MWIN_ACCESS_READ));
 	EXPECT_NE(old, b.rkey);
-	EXPECT_EQ(old >> 8, b.rkey >> 8);	/* same MR, new key byte */
+	/* a new range takes a new MR: an MR is never mapped twice */
+	EXPECT_NE(old >> 8, b.rkey >> 8);
 	EXPECT_EQ(4096, b.iova);
 
 	/* Revoke of the old key, then grant of the new one, in order. */
@@ -215,6 +216,25 @@ TEST_F(win, rebind_new_key_new_range)
 	/* The old key is dead... */
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  mwpeer_read(self->a, old, 4096, NULL, 1));
+}
+
+/* New rights on the same range: same MR, new key byte, one round trip. */
+TEST_F(win, rebind_rights_keeps_the_mr)
+{
+	struct mwin_window_bind b;
+	uint32_t old;
+
+	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 100, 5000,
+			   MWIN_ACCESS_READ));
+	old = b.rkey;
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 100, 5000,
+				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_EQ(old >> 8, b.rkey >> 8);
+	EXPECT_NE(old & 0xff, b.rkey & 0xff);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 5099, "w", 1));
+	EXPECT_EQ('w', self->mem[5099]);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, old, 100, NULL, 1));
 }
 
 TEST_F(win, rebind_outside_new_range_fails)
