@@ -1,0 +1,901 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mwcore: the reference side of the conformance suite. A userspace RDMA CM
+ * responder in the test process that hands out rdma-core memory windows
+ * (Type 2 bound with IBV_WR_BIND_MW, Type 1 bound with ibv_bind_mw) over
+ * one parent MR, on the same rxe device the module uses. Requesters are
+ * plain mwpeers: the responder accepts the mwin hello and answers with a
+ * struct mwin_wire_accept whose peer id is the connection's number, so
+ * mwpeer_connect() works against it unchanged. It never sends messages.
+ *
+ * Also a "raw" requester (struct rawpeer) built on the extended QP API,
+ * which, unlike ibv_post_send() on rxe, puts misaligned atomics on the
+ * wire, so that the responder's answer can be observed.
+ *
+ * Static functions only: included by selftests/mwin_conformance.c and by
+ * the crash-case program selftests/conformance/crash_mw.c.
+ *
+ * Facts of rxe (Linux 6.1) and rdma-core 44 this code relies on:
+ *  - ibv_post_send(IBV_WR_BIND_MW) does not update ibv_mw.rkey: the caller
+ *    sets it to the rkey it bound (mwcore does);
+ *  - ibv_bind_mw() (Type 1) picks the next key byte (key + 1) itself and
+ *    updates ibv_mw.rkey;
+ *  - a Type 2 MW in the free state must never be invalidated (local or
+ *    remote): rxe 6.1 dereferences NULL (see crash_mw.c). mwcore tracks
+ *    the state and refuses (-EALREADY) unless asked to do it anyway.
+ */
+#ifndef MWCORE_H
+#define MWCORE_H
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <linux/mwin.h>
+
+#define MWCORE_MAX_CONNS	1024
+#define MWCORE_RECVS		16
+#define MWCORE_RECV_SIZE	64
+#define MWCORE_OP_TIMEOUT_MS	5000
+
+static inline int64_t mwcore_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One accepted connection: the responder's end of a requester's QP. */
+struct mwcore_conn {
+	uint32_t no;			/* "peer id" told in the accept */
+	struct rdma_cm_id *id;
+	struct ibv_cq *scq;		/* binds and invalidations */
+	struct ibv_cq *rcq;		/* Send-with-Invalidate arrives here */
+	struct ibv_qp *qp;
+	struct ibv_mr *rmr;
+	uint8_t *rbuf;
+	int state;			/* MWCORE_CONN_* */
+	uint64_t wr_seq;
+};
+
+enum {
+	MWCORE_CONN_CONNECTING = 0,
+	MWCORE_CONN_ESTABLISHED,
+	MWCORE_CONN_DISCONNECTED,
+	MWCORE_CONN_FAILED,
+};
+
+enum mwcore_mw_state {
+	MWCORE_MW_FREE = 0,	/* Type 2 after alloc or invalidation */
+	MWCORE_MW_BOUND,
+	MWCORE_MW_DEAD,		/* deallocated */
+};
+
+/* A memory window of the reference side. */
+struct mwcore_mw {
+	struct ibv_mw *mw;
+	enum ibv_mw_type type;
+	enum mwcore_mw_state state;
+	struct mwcore_conn *conn;	/* Type 2: the QP it is bound to */
+	uint32_t rkey;
+	uint64_t addr;
+	uint64_t len;
+	int access;			/* IBV_ACCESS_* */
+};
+
+struct mwcore_srv {
+	uint16_t port;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	uint8_t *mem;
+	size_t len;
+	struct ibv_mr *mr;		/* parent MR: local write + MW bind */
+	pthread_t thr;
+	bool thr_started;
+	volatile int stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct mwcore_conn *conns[MWCORE_MAX_CONNS];
+	unsigned int nconns;
+	/* every MW made, so that a remote invalidation can be traced */
+	struct mwcore_mw *mws[1024];
+	unsigned int nmws;
+	char err[256];
+};
+
+static inline const char *mwcore_qp_state_str(int s)
+{
+	switch (s) {
+	case IBV_QPS_RESET: return "RESET";
+	case IBV_QPS_INIT: return "INIT";
+	case IBV_QPS_RTR: return "RTR";
+	case IBV_QPS_RTS: return "RTS";
+	case IBV_QPS_SQD: return "SQD";
+	case IBV_QPS_SQE: return "SQE";
+	case IBV_QPS_ERR: return "ERR";
+	default: return "?";
+	}
+}
+
+static inline int mwcore_post_recv(struct mwcore_conn *c, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->rbuf + slot * MWCORE_RECV_SIZE),
+		.length = MWCORE_RECV_SIZE,
+		.lkey = c->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(c->qp, &wr, &bad);
+}
+
+static inline void mwcore_conn_free(struct mwcore_conn *c)
+{
+	if (!c)
+		return;
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->rmr)
+		ibv_dereg_mr(c->rmr);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	free(c->rbuf);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	free(c);
+}
+
+/* CONNECT_REQUEST: a QP on the shared PD, receives, accept. */
+static inline void mwcore_accept(struct mwcore_srv *s, struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+	const struct rdma_conn_param *req = &ev->param.conn;
+	struct ibv_qp_init_attr qa = {};
+	struct rdma_conn_param cp = {};
+	struct mwin_wire_accept acc = {
+		.magic = htole32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION,
+	};
+	struct mwcore_conn *c = calloc(1, sizeof(*c));
+	unsigned int i;
+
+	if (!c)
+		goto reject;
+	c->id = id;
+	id->context = c;
+	c->rbuf = calloc(MWCORE_RECVS, MWCORE_RECV_SIZE);
+	c->scq = ibv_create_cq(id->verbs, 64, NULL, NULL, 0);
+	c->rcq = ibv_create_cq(id->verbs, MWCORE_RECVS + 4, NULL, NULL, 0);
+	if (!c->rbuf || !c->scq || !c->rcq)
+		goto reject;
+	c->rmr = ibv_reg_mr(s->pd, c->rbuf, MWCORE_RECVS * MWCORE_RECV_SIZE,
+			    IBV_ACCESS_LOCAL_WRITE);
+	if (!c->rmr)
+		goto reject;
+	qa.send_cq = c->scq;
+	qa.recv_cq = c->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 32;
+	qa.cap.max_recv_wr = MWCORE_RECVS;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, s->pd, &qa))
+		goto reject;
+	c->qp = id->qp;
+	for (i = 0; i < MWCORE_RECVS; i++)
+		if (mwcore_post_recv(c, i))
+			goto reject;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->nconns == MWCORE_MAX_CONNS) {
+		pthread_mutex_unlock(&s->lock);
+		goto reject;
+	}
+	c->no = s->nconns + 1;
+	s->conns[s->nconns++] = c;
+	pthread_mutex_unlock(&s->lock);
+
+	acc.peer = htole32(c->no);
+	cp.private_data = &acc;
+	cp.private_data_len = sizeof(acc);
+	cp.responder_resources = req->initiator_depth < 16 ? req->initiator_depth : 16;
+	cp.initiator_depth = 0;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(id, &cp)) {
+		pthread_mutex_lock(&s->lock);
+		c->state = MWCORE_CONN_FAILED;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return;
+reject:
+	rdma_reject(id, NULL, 0);
+	id->context = NULL;
+	if (c)
+		mwcore_conn_free(c);	/* destroys the id too */
+	else
+		rdma_destroy_id(id);
+}
+
+static inline void *mwcore_thread(void *arg)
+{
+	struct mwcore_srv *s = arg;
+
+	while (!s->stop) {
+		struct pollfd pfd = { .fd = s->ch->fd, .events = POLLIN };
+		struct rdma_cm_event *ev;
+		struct mwcore_conn *c;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		if (rdma_get_cm_event(s->ch, &ev))
+			continue;
+		c = ev->id->context;
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST: {
+			/* accept without holding the event: copy what is needed */
+			struct rdma_cm_event copy = *ev;
+
+			rdma_ack_cm_event(ev);
+			mwcore_accept(s, &copy);
+			continue;
+		}
+		case RDMA_CM_EVENT_ESTABLISHED:
+			pthread_mutex_lock(&s->lock);
+			if (c)
+				c->state = MWCORE_CONN_ESTABLISHED;
+			pthread_cond_broadcast(&s->cond);
+			pthread_mutex_unlock(&s->lock);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			pthread_mutex_lock(&s->lock);
+			if (c)
+				c->state = c->state == MWCORE_CONN_ESTABLISHED ?
+					   MWCORE_CONN_DISCONNECTED : MWCORE_CONN_FAILED;
+			pthread_cond_broadcast(&s->cond);
+			pthread_mutex_unlock(&s->lock);
+			if (c && ev->event == RDMA_CM_EVENT_DISCONNECTED)
+				rdma_disconnect(c->id);
+			break;
+		default:
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return NULL;
+}
+
+static inline void mwcore_stop(struct mwcore_srv *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (s->thr_started) {
+		s->stop = 1;
+		pthread_join(s->thr, NULL);
+	}
+	for (i = 0; i < s->nmws; i++) {
+		if (s->mws[i]->mw)
+			ibv_dealloc_mw(s->mws[i]->mw);
+		free(s->mws[i]);
+	}
+	for (i = 0; i < s->nconns; i++)
+		mwcore_conn_free(s->conns[i]);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->listen)
+		rdma_destroy_id(s->listen);
+	if (s->ch)
+		rdma_destroy_event_channel(s->ch);
+	free(s->mem);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}
+
+/*
+ * Listen on @host:@port (port 0: pick one), with a zeroed buffer of @len
+ * bytes registered as the parent MR of all windows.
+ */
+static inline struct mwcore_srv *mwcore_start(const char *host, uint16_t port,
+					      size_t len, char *err, size_t errlen)
+{
+	struct mwcore_srv *s = calloc(1, sizeof(*s));
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int tries;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
+		snprintf(err, errlen, "bad address %s", host);
+		goto fail;
+	}
+	s->ch = rdma_create_event_channel();
+	if (!s->ch || rdma_create_id(s->ch, &s->listen, NULL, RDMA_PS_TCP)) {
+		snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
+		goto fail;
+	}
+	for (tries = 0; tries < 50; tries++) {
+		s->port = port ? port : 20000 + (uint16_t)((getpid() * 7 + tries * 131) % 20000);
+		sin.sin_port = htons(s->port);
+		if (!rdma_bind_addr(s->listen, (struct sockaddr *)&sin))
+			break;
+		if (port || errno != EADDRINUSE) {
+			snprintf(err, errlen, "rdma_bind_addr %s:%u: %s", host,
+				 s->port, strerror(errno));
+			goto fail;
+		}
+	}
+	if (!s->listen->verbs) {
+		snprintf(err, errlen, "%s is not on an RDMA device", host);
+		goto fail;
+	}
+	if (rdma_listen(s->listen, 64)) {
+		snprintf(err, errlen, "rdma_listen: %s", strerror(errno));
+		goto fail;
+	}
+	s->ctx = s->listen->verbs;
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->len = len;
+	if (posix_memalign((void **)&s->mem, 4096, len) || !s->pd) {
+		snprintf(err, errlen, "ibv_alloc_pd/memory: %s", strerror(errno));
+		goto fail;
+	}
+	memset(s->mem, 0, len);
+	/* No remote rights of its own: remote access only through windows. */
+	s->mr = ibv_reg_mr(s->pd, s->mem, len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	if (!s->mr) {
+		snprintf(err, errlen, "ibv_reg_mr(MW_BIND): %s", strerror(errno));
+		goto fail;
+	}
+	if (pthread_create(&s->thr, NULL, mwcore_thread, s)) {
+		snprintf(err, errlen, "pthread_create failed");
+		goto fail;
+	}
+	s->thr_started = true;
+	return s;
+fail:
+	mwcore_stop(s);
+	return NULL;
+}
+
+/* The connection whose accept told @no (= mwpeer_id() of its requester). */
+static inline struct mwcore_conn *mwcore_conn(struct mwcore_srv *s, uint32_t no,
+					      int timeout_ms)
+{
+	int64_t deadline = mwcore_now_ms() + timeout_ms;
+	struct mwcore_conn *c = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct timespec ts;
+
+		if (no >= 1 && no <= s->nconns) {
+			c = s->conns[no - 1];
+			if (c->state != MWCORE_CONN_CONNECTING)
+				break;
+		}
+		if (mwcore_now_ms() >= deadline)
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return c;
+}
+
+static inline int mwcore_qp_state(struct mwcore_conn *c)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!c || !c->qp || ibv_query_qp(c->qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
+/*
+ * Wait for the completion of @wr_id on @c's send queue. Earlier
+ * completions (unsignaled requests that failed) are folded in: the first
+ * error wins. Returns the wc status, or -ETIMEDOUT.
+ */
+static inline int mwcore_wait_send(struct mwcore_conn *c, uint64_t wr_id)
+{
+	int64_t deadline = mwcore_now_ms() + MWCORE_OP_TIMEOUT_MS;
+	int status = IBV_WC_SUCCESS;
+
+	for (;;) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(c->scq, 1, &wc);
+
+		if (n == 1) {
+			if (wc.status != IBV_WC_SUCCESS && status == IBV_WC_SUCCESS)
+				status = wc.status;
+			if (wc.wr_id == wr_id)
+				return status;
+			continue;
+		}
+		if (n < 0)
+			return -EIO;
+		if (mwcore_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		usleep(200);
+	}
+}
+
+static inline int mwcore_access(uint32_t mwin_access)
+{
+	return (mwin_access & MWIN_ACCESS_READ ? IBV_ACCESS_REMOTE_READ : 0) |
+	       (mwin_access & MWIN_ACCESS_WRITE ? IBV_ACCESS_REMOTE_WRITE : 0) |
+	       (mwin_access & MWIN_ACCESS_ATOMIC ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+static inline struct mwcore_mw *mwcore_alloc_mw(struct mwcore_srv *s,
+						enum ibv_mw_type type)
+{
+	struct mwcore_mw *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->type = type;
+	m->mw = ibv_alloc_mw(s->pd, type);
+	if (!m->mw) {
+		free(m);
+		return NULL;
+	}
+	m->rkey = m->mw->rkey;
+	/* Type 1 starts valid with length 0; both start with no access. */
+	m->state = MWCORE_MW_FREE;
+	pthread_mutex_lock(&s->lock);
+	if (s->nmws < sizeof(s->mws) / sizeof(s->mws[0])) {
+		s->mws[s->nmws++] = m;
+	} else {
+		pthread_mutex_unlock(&s->lock);
+		ibv_dealloc_mw(m->mw);
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return m;
+}
+
+/* A random key byte other than the current one (as mwin does). */
+static inline uint8_t mwcore_random_key(uint32_t cur)
+{
+	uint8_t k;
+
+	do {
+		k = (uint8_t)random();
+	} while (k == (uint8_t)cur);
+	return k;
+}
+
+/*
+ * Bind (or rebind) @m through @c's QP to [@off, @off + @len) of the
+ * buffer with MWIN_ACCESS_* @access and key byte @key. A bound Type 2 MW
+ * is invalidated first, chained in the same post when it is bound to @c,
+ * else on the QP it is bound to if that one still works, else on @c (rxe
+ * accepts the invalidation of a Type 2 MW through any QP of its PD).
+ * Type 1: ibv_bind_mw(), which picks the key itself (@key is ignored).
+ * Returns the completion status (0 = IBV_WC_SUCCESS), or a negative errno.
+ */
+static inline int mwcore_bind(struct mwcore_srv *s, struct mwcore_conn *c,
+			      struct mwcore_mw *m, uint64_t off, uint64_t len,
+			      uint32_t access, uint8_t key)
+{
+	struct ibv_send_wr inv = {}, bind = {}, *bad;
+	uint32_t newkey;
+	int r;
+
+	if (!c || !c->qp)
+		return -ENOTCONN;
+	if (m->type == IBV_MW_TYPE_1) {
+		struct ibv_mw_bind mb = {};
+
+		mb.wr_id = ++c->wr_seq;
+		mb.send_flags = IBV_SEND_SIGNALED;
+		mb.bind_info.mr = s->mr;
+		mb.bind_info.addr = (uintptr_t)s->mem + off;
+		mb.bind_info.length = len;
+		mb.bind_info.mw_access_flags = mwcore_access(access);
+		r = ibv_bind_mw(c->qp, m->mw, &mb);
+		if (r)
+			return -r;
+		r = mwcore_wait_send(c, mb.wr_id);
+		if (r == IBV_WC_SUCCESS) {
+			m->rkey = m->mw->rkey;
+			m->state = MWCORE_MW_BOUND;
+			m->conn = c;
+			m->addr = (uintptr_t)s->mem + off;
+			m->len = len;
+			m->access = mwcore_access(access);
+		}
+		return r;
+	}
+
+	if (m->state == MWCORE_MW_BOUND && m->conn != c &&
+	    mwcore_qp_state(m->conn) == IBV_QPS_RTS) {
+		inv.opcode = IBV_WR_LOCAL_INV;
+		inv.invalidate_rkey = m->rkey;
+		inv.send_flags = IBV_SEND_SIGNALED;
+		inv.wr_id = ++m->conn->wr_seq;
+		r = ibv_post_send(m->conn->qp, &inv, &bad);
+		if (r)
+			return -r;
+		r = mwcore_wait_send(m->conn, inv.wr_id);
+		if (r)
+			return r;
+		m->state = MWCORE_MW_FREE;
+		memset(&inv, 0, sizeof(inv));
+	}
+	newkey = (m->rkey & ~0xffU) | key;
+	bind.opcode = IBV_WR_BIND_MW;
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.wr_id = ++c->wr_seq;
+	bind.bind_mw.mw = m->mw;
+	bind.bind_mw.rkey = newkey;
+	bind.bind_mw.bind_info.mr = s->mr;
+	bind.bind_mw.bind_info.addr = (uintptr_t)s->mem + off;
+	bind.bind_mw.bind_info.length = len;
+	bind.bind_mw.bind_info.mw_access_flags = mwcore_access(access);
+	if (m->state == MWCORE_MW_BOUND) {
+		inv.opcode = IBV_WR_LOCAL_INV;
+		inv.invalidate_rkey = m->rkey;
+		inv.wr_id = ++c->wr_seq;
+		inv.next = &bind;
+		r = ibv_post_send(c->qp, &inv, &bad);
+	} else {
+		r = ibv_post_send(c->qp, &bind, &bad);
+	}
+	if (r)
+		return -r;
+	r = mwcore_wait_send(c, bind.wr_id);
+	if (m->state == MWCORE_MW_BOUND && r != -ETIMEDOUT)
+		m->state = MWCORE_MW_FREE;	/* at least the invalidation ran */
+	if (r == IBV_WC_SUCCESS) {
+		/* rxe: ibv_post_send() does not update the MW's rkey */
+		m->mw->rkey = newkey;
+		m->rkey = newkey;
+		m->state = MWCORE_MW_BOUND;
+		m->conn = c;
+		m->addr = (uintptr_t)s->mem + off;
+		m->len = len;
+		m->access = mwcore_access(access);
+	}
+	return r;
+}
+
+/*
+ * IBV_WR_LOCAL_INV of @m's rkey through @c (NULL: the QP it is bound to).
+ * A Type 2 MW that is not bound is refused with -EALREADY unless @force:
+ * rxe 6.1 oopses on it.
+ */
+static inline int mwcore_invalidate(struct mwcore_srv *s, struct mwcore_conn *c,
+				    struct mwcore_mw *m, bool force)
+{
+	struct ibv_send_wr inv = {}, *bad;
+	int r;
+
+	(void)s;
+	if (!c)
+		c = m->conn;
+	if (!c || !c->qp)
+		return -ENOTCONN;
+	if (m->type == IBV_MW_TYPE_2 && m->state != MWCORE_MW_BOUND && !force)
+		return -EALREADY;
+	inv.opcode = IBV_WR_LOCAL_INV;
+	inv.invalidate_rkey = m->rkey;
+	inv.send_flags = IBV_SEND_SIGNALED;
+	inv.wr_id = ++c->wr_seq;
+	r = ibv_post_send(c->qp, &inv, &bad);
+	if (r)
+		return -r;
+	r = mwcore_wait_send(c, inv.wr_id);
+	if (r == IBV_WC_SUCCESS)
+		m->state = MWCORE_MW_FREE;
+	return r;
+}
+
+static inline int mwcore_dealloc(struct mwcore_srv *s, struct mwcore_mw *m)
+{
+	int r = 0;
+
+	(void)s;
+	if (m->mw) {
+		r = ibv_dealloc_mw(m->mw);
+		if (!r)
+			m->mw = NULL;
+	}
+	if (!r)
+		m->state = MWCORE_MW_DEAD;
+	return r ? -r : 0;
+}
+
+/*
+ * A receive completion of @c: Send-with-Invalidate shows up here. The MW
+ * it names is marked free (rxe really invalidated it when the completion
+ * is successful). Returns 1 with @wc filled, 0 on timeout.
+ */
+static inline int mwcore_wait_recv(struct mwcore_srv *s, struct mwcore_conn *c,
+				   struct ibv_wc *wc, int timeout_ms)
+{
+	int64_t deadline = mwcore_now_ms() + timeout_ms;
+	unsigned int i;
+
+	for (;;) {
+		int n = ibv_poll_cq(c->rcq, 1, wc);
+
+		if (n == 1)
+			break;
+		if (mwcore_now_ms() >= deadline)
+			return 0;
+		usleep(200);
+	}
+	if (wc->status == IBV_WC_SUCCESS) {
+		/* rxe reports the kernel's IB_WC_WITH_INVALIDATE bit (0x4) */
+		if (wc->wc_flags & (IBV_WC_WITH_INV | 0x4)) {
+			pthread_mutex_lock(&s->lock);
+			for (i = 0; i < s->nmws; i++)
+				if (s->mws[i]->state == MWCORE_MW_BOUND &&
+				    s->mws[i]->rkey == wc->invalidated_rkey &&
+				    s->mws[i]->type == IBV_MW_TYPE_2)
+					s->mws[i]->state = MWCORE_MW_FREE;
+			pthread_mutex_unlock(&s->lock);
+		}
+		mwcore_post_recv(c, (unsigned int)wc->wr_id);
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------ rawpeer */
+
+/*
+ * A requester on the extended QP API (ibv_wr_*), which rxe's provider
+ * does not check for alignment: a misaligned atomic reaches the
+ * responder. Speaks the mwin hello and keeps receives posted, so it can
+ * connect to the module as well as to a mwcore_srv.
+ */
+struct rawpeer {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	struct ibv_mr *mr;
+	uint8_t *buf;			/* 8 atomic result bytes + receives */
+	uint32_t peer_id;
+	uint64_t wr_seq;
+	bool qp_error;
+};
+
+#define RAWPEER_RECVS	MWIN_WIRE_RECV_DEPTH
+#define RAWPEER_BUF	(64 + RAWPEER_RECVS * 64)
+
+static inline void rawpeer_close(struct rawpeer *r)
+{
+	if (!r)
+		return;
+	if (r->id) {
+		rdma_disconnect(r->id);
+		if (r->id->qp)
+			rdma_destroy_qp(r->id);
+	}
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	if (r->id)
+		rdma_destroy_id(r->id);
+	if (r->ch)
+		rdma_destroy_event_channel(r->ch);
+	free(r->buf);
+	free(r);
+}
+
+static inline int rawpeer_event(struct rawpeer *r, enum rdma_cm_event_type want,
+				struct rdma_cm_event **out, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return -ETIMEDOUT;
+	if (rdma_get_cm_event(r->ch, &ev))
+		return -errno;
+	if (ev->event != want) {
+		int e = ev->event;
+
+		rdma_ack_cm_event(ev);
+		return -1000 - e;
+	}
+	if (out)
+		*out = ev;
+	else
+		rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static inline struct rawpeer *rawpeer_connect(const char *host, uint16_t port)
+{
+	struct rawpeer *r = calloc(1, sizeof(*r));
+	struct addrinfo *res;
+	struct ibv_qp_init_attr_ex qa = {};
+	struct rdma_conn_param cp = {};
+	struct mwin_wire_hello hello = {
+		.magic = htole32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION,
+	};
+	struct rdma_cm_event *ev = NULL;
+	char portstr[8];
+	int i;
+
+	if (!r)
+		return NULL;
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	r->ch = rdma_create_event_channel();
+	if (!r->ch || rdma_create_id(r->ch, &r->id, r, RDMA_PS_TCP))
+		goto fail;
+	if (getaddrinfo(host, portstr, NULL, &res))
+		goto fail;
+	i = rdma_resolve_addr(r->id, NULL, res->ai_addr, 2000);
+	freeaddrinfo(res);
+	if (i || rawpeer_event(r, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, 5000))
+		goto fail;
+	if (rdma_resolve_route(r->id, 2000) ||
+	    rawpeer_event(r, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, 5000))
+		goto fail;
+	r->pd = ibv_alloc_pd(r->id->verbs);
+	r->cq = ibv_create_cq(r->id->verbs, 2 * RAWPEER_RECVS + 8, NULL, NULL, 0);
+	r->buf = aligned_alloc(4096, 4096 * ((RAWPEER_BUF + 4095) / 4096));
+	if (!r->pd || !r->cq || !r->buf)
+		goto fail;
+	memset(r->buf, 0, RAWPEER_BUF);
+	r->mr = ibv_reg_mr(r->pd, r->buf, RAWPEER_BUF, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->mr)
+		goto fail;
+	qa.send_cq = r->cq;
+	qa.recv_cq = r->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 8;
+	qa.cap.max_recv_wr = RAWPEER_RECVS;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qa.pd = r->pd;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_RDMA_WRITE;
+	if (rdma_create_qp_ex(r->id, &qa))
+		goto fail;
+	r->qp = r->id->qp;
+	r->qpx = ibv_qp_to_qp_ex(r->qp);
+	if (!r->qpx)
+		goto fail;
+	for (i = 0; i < RAWPEER_RECVS; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(r->buf + 64 + i * 64),
+			.length = 64, .lkey = r->mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = 1000 + i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(r->qp, &wr, &bad))
+			goto fail;
+	}
+	cp.private_data = &hello;
+	cp.private_data_len = sizeof(hello);
+	cp.initiator_depth = 4;
+	cp.responder_resources = 4;
+	cp.retry_count = 2;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(r->id, &cp) ||
+	    rawpeer_event(r, RDMA_CM_EVENT_ESTABLISHED, &ev, 5000))
+		goto fail;
+	if (ev->param.conn.private_data &&
+	    ev->param.conn.private_data_len >= sizeof(struct mwin_wire_accept)) {
+		struct mwin_wire_accept a;
+
+		memcpy(&a, ev->param.conn.private_data, sizeof(a));
+		r->peer_id = le32toh(a.peer);
+	}
+	rdma_ack_cm_event(ev);
+	return r;
+fail:
+	rawpeer_close(r);
+	return NULL;
+}
+
+/*
+ * One atomic through the extended API; @cas: compare-and-swap, else
+ * fetch-and-add. Returns the wc status or a negative errno; @old gets the
+ * original value on success.
+ */
+static inline int rawpeer_atomic(struct rawpeer *r, bool cas, uint32_t rkey,
+				 uint64_t raddr, uint64_t a, uint64_t b,
+				 uint64_t *old)
+{
+	int64_t deadline = mwcore_now_ms() + MWCORE_OP_TIMEOUT_MS;
+	uint64_t id = ++r->wr_seq;
+	int ret;
+
+	ibv_wr_start(r->qpx);
+	r->qpx->wr_id = id;
+	r->qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (cas)
+		ibv_wr_atomic_cmp_swp(r->qpx, rkey, raddr, a, b);
+	else
+		ibv_wr_atomic_fetch_add(r->qpx, rkey, raddr, a);
+	ibv_wr_set_sge(r->qpx, r->mr->lkey, (uintptr_t)r->buf, 8);
+	ret = ibv_wr_complete(r->qpx);
+	if (ret)
+		return -ret;
+	for (;;) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(r->cq, 1, &wc);
+
+		if (n == 1) {
+			if (wc.wr_id >= 1000 && wc.wr_id < 1000 + RAWPEER_RECVS) {
+				/* a grant from the module: repost */
+				struct ibv_sge sge = {
+					.addr = (uintptr_t)(r->buf + 64 +
+						(wc.wr_id - 1000) * 64),
+					.length = 64, .lkey = r->mr->lkey,
+				};
+				struct ibv_recv_wr wr = { .wr_id = wc.wr_id,
+					.sg_list = &sge, .num_sge = 1 }, *bad;
+
+				if (wc.status == IBV_WC_SUCCESS)
+					ibv_post_recv(r->qp, &wr, &bad);
+				continue;
+			}
+			if (wc.wr_id != id)
+				continue;
+			if (wc.status != IBV_WC_SUCCESS)
+				r->qp_error = true;
+			else if (old)
+				memcpy(old, r->buf, 8);
+			return wc.status;
+		}
+		if (mwcore_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		usleep(200);
+	}
+}
+
+#endif /* MWCORE_H */

@@ -1,0 +1,1722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Window semantics against the IB memory-window model, measured twice on
+ * the same rxe device:
+ *
+ *  - "mwin": windows of mwin.ko (libmwin ioctls), used by mwpeer
+ *    requesters connected to the module;
+ *  - "rdma-core MW": Type 2 memory windows (IBV_WR_BIND_MW, LOCAL_INV,
+ *    Send-with-Invalidate) over one parent MR, made by a userspace RDMA CM
+ *    responder in this process (conformance/mwcore.h), used by the same
+ *    mwpeer requesters; Type 1 (ibv_bind_mw) where it applies.
+ *
+ * Each case is one TAP test (fixture "conf", one variant per case). The
+ * last test prints the table ("# | case | expected IB | mwin | rdma-core
+ * MW | note") and writes build/vm/out/conformance.md and .csv when that
+ * directory exists. A test fails only when the mwin result differs from
+ * the expected IB behaviour (or, where mwin documents a stricter rule,
+ * from that rule); rdma-core results are recorded, never judged.
+ *
+ * The rdma-core cases that oops rxe 6.1 (invalidating a Type 2 MW that is
+ * already free) are not run here: selftests/conformance/crash_mw.c runs
+ * them, each in its own VM boot, from selftests/conformance.sh.
+ */
+#define _GNU_SOURCE
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "mwin_test.h"
+#include "conformance/mwcore.h"
+
+#define REGION_LEN	(64 * 1024UL)
+#define NPEERS		2		/* requesters A and B */
+#define RAW		NPEERS		/* index of the rawpeer */
+#define PA		0
+#define PB		1
+#define GUESS_THREADS	4
+#define OUT_DIR		"build/vm/out"
+
+enum { SIDE_MWIN, SIDE_CORE };
+
+struct side {
+	int kind;
+	enum ibv_mw_type mwtype;
+	uint8_t *mem;
+	uint64_t base;			/* remote address of byte 0 */
+	struct mwpeer *p[NPEERS];
+	struct rawpeer *raw;
+	/* mwin */
+	int fd;
+	int mon;
+	uint32_t region;
+	size_t maplen;
+	/* rdma-core */
+	struct mwcore_srv *srv;
+	char err[256];
+};
+
+struct win {
+	int peer;
+	uint32_t id;			/* mwin window */
+	struct mwcore_mw *m;		/* rdma-core MW */
+	uint32_t rkey;
+	uint64_t iova;
+	uint64_t off, len;
+	uint32_t access;
+};
+
+/* Verdicts */
+enum {
+	V_NOTRUN = 0,	/* not run (crash case: its own boot) */
+	V_OK,		/* as the expected IB behaviour */
+	V_DOC,		/* differs from IB as mwin documents (stricter) */
+	V_DIFF,		/* differs */
+	V_INFO,		/* informational, nothing to compare */
+	V_SETUP,	/* the case could not be set up */
+};
+
+struct res {
+	int verdict;
+	char text[400];
+};
+
+struct ccase {
+	const char *title;
+	const char *expect;
+	void (*fn)(struct side *s, struct res *r);
+	unsigned int flags;
+	const char *note;
+};
+
+#define F_T1		(1 << 0)	/* also with a Type 1 MW */
+#define F_CORE_CRASH	(1 << 1)	/* rdma-core side: own boot */
+#define F_INFO		(1 << 2)	/* nothing to judge */
+
+/* Results, shared between the forked tests and the table test. */
+struct row {
+	bool ran;
+	int vm, vc, v1;
+	char mwin[400];
+	char core[400];
+	char t1[400];
+	double secs;
+};
+
+#define MAX_CASES 64
+static struct row *rows;
+
+static void __attribute__((constructor)) rows_init(void)
+{
+	rows = mmap(NULL, MAX_CASES * sizeof(*rows), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rows == MAP_FAILED)
+		rows = NULL;
+	srandom(getpid() ^ time(NULL));
+}
+
+/* ------------------------------------------------------------ helpers */
+
+__attribute__((format(printf, 2, 3)))
+static void rp(struct res *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->text);
+	va_list ap;
+
+	if (n >= sizeof(r->text) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->text + n, sizeof(r->text) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A check of the IB behaviour: a miss makes the result differ. */
+#define CHECK(r, cond) do {						\
+	if (!(cond) && (r)->verdict == V_OK)				\
+		(r)->verdict = V_DIFF;					\
+} while (0)
+
+/* Give up on a case whose preparation failed. */
+#define SETUP(r, s, expr) do {						\
+	int _e = (expr);						\
+	if (_e) {							\
+		rp(r, "setup failed: %s = %s %s", #expr, rname(_e),	\
+		   (s)->err);						\
+		(r)->verdict = V_SETUP;					\
+		return;							\
+	}								\
+} while (0)
+
+static const char *errname(int e)
+{
+	static __thread char buf[24];
+
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case ERANGE: return "ERANGE";
+	case EBUSY: return "EBUSY";
+	case EINVAL: return "EINVAL";
+	case E2BIG: return "E2BIG";
+	case ENOTCONN: return "ENOTCONN";
+	case EIO: return "EIO";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EALREADY: return "EALREADY";
+	case ENOSPC: return "ENOSPC";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOMEM: return "ENOMEM";
+	case EPERM: return "EPERM";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+/* A work completion status, short. */
+static const char *wcname(int st)
+{
+	static __thread char buf[32];
+
+	switch (st) {
+	case IBV_WC_SUCCESS: return "OK";
+	case IBV_WC_LOC_LEN_ERR: return "LOC_LEN_ERR";
+	case IBV_WC_LOC_QP_OP_ERR: return "LOC_QP_OP_ERR";
+	case IBV_WC_LOC_PROT_ERR: return "LOC_PROT_ERR";
+	case IBV_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case IBV_WC_MW_BIND_ERR: return "MW_BIND_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
+	case IBV_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "REM_OP_ERR";
+	case IBV_WC_RETRY_EXC_ERR: return "RETRY_EXC_ERR";
+	case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
+	case IBV_WC_REM_ABORT_ERR: return "REM_ABORT_ERR";
+	case IBV_WC_REM_INV_RD_REQ_ERR: return "REM_INV_RD_REQ_ERR";
+	case IBV_WC_FATAL_ERR: return "FATAL_ERR";
+	case IBV_WC_GENERAL_ERR: return "GENERAL_ERR";
+	}
+	snprintf(buf, sizeof(buf), "wc status %d", st);
+	return buf;
+}
+
+/* An operation's result: wc status (>= 0) or -errno (not posted / no wc). */
+static const char *rname(int st)
+{
+	static __thread char buf[48];
+
+	if (st >= 0)
+		return wcname(st);
+	if (st == -ETIMEDOUT)
+		return "no completion (timeout)";
+	if (st == -ENOTCONN)
+		return "disconnected";
+	snprintf(buf, sizeof(buf), "-%s", errname(-st));
+	return buf;
+}
+
+static const char *statename(uint32_t st)
+{
+	switch (st) {
+	case 0: return "gone";
+	case MWIN_WINDOW_BOUND: return "BOUND";
+	case MWIN_WINDOW_INVALIDATED: return "INVALIDATED";
+	case MWIN_WINDOW_UNBOUND: return "UNBOUND";
+	case MWIN_WINDOW_BROKEN: return "BROKEN";
+	}
+	return "?";
+}
+
+static uint32_t peer_id(struct side *s, int i)
+{
+	if (i == RAW)
+		return s->raw ? s->raw->peer_id : 0;
+	return s->p[i] ? mwpeer_id(s->p[i]) : 0;
+}
+
+/* Wait until the module sees peer @id established (or gone). */
+static int module_peer_wait(int fd, uint32_t id, uint32_t state, int ms)
+{
+	struct mwin_peer_info pi;
+	int i, r;
+
+	for (i = 0; i < ms; i++) {
+		r = mwin_peer_get(fd, id, 0, &pi);
+		if (state ? (!r && pi.state == state) : r == -ENOENT)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static struct mwcore_conn *conn_of(struct side *s, int i)
+{
+	return mwcore_conn(s->srv, peer_id(s, i), 5000);
+}
+
+static int peer_open(struct side *s, int i)
+{
+	uint16_t port = s->kind == SIDE_MWIN ? 0 : s->srv->port;
+	int err = 0;
+
+	s->p[i] = mwpeer_connect(test_host(), port, NULL, TEST_TIMEOUT_MS, &err);
+	if (!s->p[i])
+		return err ? err : -EIO;
+	mwpeer_set_timeout(s->p[i], 5000);
+	if (s->kind == SIDE_MWIN)
+		return module_peer_wait(s->fd, mwpeer_id(s->p[i]),
+					MWIN_PEER_CONNECTED, TEST_TIMEOUT_MS);
+	return conn_of(s, i) ? 0 : -ETIMEDOUT;
+}
+
+static int raw_open(struct side *s)
+{
+	uint16_t port = s->kind == SIDE_MWIN ? MWIN_DEFAULT_PORT : s->srv->port;
+
+	s->raw = rawpeer_connect(test_host(), port);
+	if (!s->raw)
+		return -ECONNREFUSED;
+	if (s->kind == SIDE_MWIN)
+		return module_peer_wait(s->fd, s->raw->peer_id,
+					MWIN_PEER_CONNECTED, TEST_TIMEOUT_MS);
+	return conn_of(s, RAW) ? 0 : -ETIMEDOUT;
+}
+
+static void side_close(struct side *s)
+{
+	int i;
+
+	for (i = 0; i < NPEERS; i++)
+		mwpeer_close(s->p[i]);
+	rawpeer_close(s->raw);
+	if (s->kind == SIDE_MWIN) {
+		if (s->mem)
+			munmap(s->mem, s->maplen);
+		if (s->region)
+			mwin_region_destroy(s->fd, s->region,
+					    MWIN_REGION_DESTROY_FORCE);
+		if (s->mon >= 0)
+			close(s->mon);
+		if (s->fd >= 0)
+			close(s->fd);
+	} else {
+		mwcore_stop(s->srv);
+	}
+	memset(s, 0, sizeof(*s));
+	s->fd = s->mon = -1;
+}
+
+static int side_open(struct side *s, int kind, enum ibv_mw_type type)
+{
+	int i, r;
+
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->mwtype = type;
+	s->fd = s->mon = -1;
+	if (kind == SIDE_MWIN) {
+		s->fd = mwin_open();
+		if (s->fd < 0)
+			return s->fd;
+		r = mwin_region_create(s->fd, REGION_LEN, 0, &s->region, NULL);
+		if (r)
+			return r;
+		s->mem = mwin_region_mmap(s->fd, s->region, &s->maplen);
+		if (!s->mem)
+			return -ENOMEM;
+		s->base = 0;
+	} else {
+		s->srv = mwcore_start(test_host(), 0, REGION_LEN, s->err,
+				      sizeof(s->err));
+		if (!s->srv)
+			return -EIO;
+		s->mem = s->srv->mem;
+		s->base = (uintptr_t)s->srv->mem;
+	}
+	for (i = 0; i < NPEERS; i++) {
+		r = peer_open(s, i);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int monitor_start(struct side *s)
+{
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+
+	s->mon = mwin_open();
+	if (s->mon < 0)
+		return s->mon;
+	return mwin_ioctl(s->mon, MWIN_MONITOR, &mon);
+}
+
+/* The next event of @type for @window from the monitor, within @ms. */
+static int monitor_wait(struct side *s, uint32_t type, uint32_t window,
+			struct mwin_event *out, int ms)
+{
+	int64_t deadline = mwcore_now_ms() + ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = s->mon, .events = POLLIN };
+		struct mwin_event ev;
+		int left = (int)(deadline - mwcore_now_ms());
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		if (read(s->mon, &ev, sizeof(ev)) != sizeof(ev))
+			return -EIO;
+		if (ev.type == type && (!window || ev.window == window)) {
+			*out = ev;
+			return 0;
+		}
+	}
+}
+
+/* The next revoke message of @p (grants before it are skipped). */
+static int next_revoke(struct mwpeer *p, struct mwpeer_msg *m, int ms)
+{
+	int64_t deadline = mwcore_now_ms() + ms;
+
+	for (;;) {
+		int left = (int)(deadline - mwcore_now_ms());
+
+		if (left <= 0 || mwpeer_next_msg(p, m, left))
+			return -ETIMEDOUT;
+		if (m->type == MWIN_WIRE_REVOKE)
+			return 0;
+	}
+}
+
+/* ----------------------------------------------------------- windows */
+
+/*
+ * Grant [@off, @off + @len) with @access to requester @i. Returns 0, a
+ * negative errno (ioctl or post), or the failed bind's wc status (> 0).
+ */
+static int win_make(struct side *s, int i, uint64_t off, uint64_t len,
+		    uint32_t access, uint32_t flags, struct win *w)
+{
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	w->peer = i;
+	w->off = off;
+	w->len = len;
+	w->access = access;
+	if (s->kind == SIDE_MWIN) {
+		struct mwin_window_bind b = test_bind(s->region, peer_id(s, i),
+						      off, len, access, flags);
+
+		r = mwin_window_create(s->fd, &b);
+		if (r)
+			return r;
+		w->id = b.id;
+		w->rkey = b.rkey;
+		w->iova = b.iova;
+		if (i < NPEERS)
+			mwpeer_wait_grant(s->p[i], b.id, 0, NULL, 2000);
+		return 0;
+	}
+	w->m = mwcore_alloc_mw(s->srv, s->mwtype);
+	if (!w->m) {
+		snprintf(s->err, sizeof(s->err), "ibv_alloc_mw: %s",
+			 strerror(errno));
+		return -(errno ? errno : ENOMEM);
+	}
+	r = mwcore_bind(s->srv, conn_of(s, i), w->m, off, len, access,
+			mwcore_random_key(w->m->rkey));
+	if (r)
+		return r;
+	w->rkey = w->m->rkey;
+	w->iova = s->base + off;
+	return 0;
+}
+
+/* Rebind @w to requester @i (-1: the same) with a new range and rights. */
+static int win_rebind(struct side *s, struct win *w, int i, uint64_t off,
+		      uint64_t len, uint32_t access)
+{
+	uint32_t old = w->rkey;
+	int r;
+
+	if (i < 0)
+		i = w->peer;
+	if (s->kind == SIDE_MWIN) {
+		struct mwin_window_bind b = test_bind(0, 0, off, len, access, 0);
+
+		/* another peer, or an unbound window (after a reconnect) */
+		if (i != w->peer ||
+		    test_window_state(s->fd, w->id) == MWIN_WINDOW_UNBOUND)
+			b.peer = peer_id(s, i);
+		b.id = w->id;
+		r = mwin_window_rebind(s->fd, &b);
+		if (r)
+			return r;
+		w->rkey = b.rkey;
+		w->iova = b.iova;
+		if (i < NPEERS)
+			mwpeer_wait_grant(s->p[i], b.id, old, NULL, 2000);
+	} else {
+		r = mwcore_bind(s->srv, conn_of(s, i), w->m, off, len, access,
+				mwcore_random_key(w->m->rkey));
+		if (r)
+			return r;
+		w->rkey = w->m->rkey;
+		w->iova = s->base + off;
+	}
+	w->peer = i;
+	w->off = off;
+	w->len = len;
+	w->access = access;
+	return 0;
+}
+
+static int win_invalidate(struct side *s, struct win *w)
+{
+	if (s->kind == SIDE_MWIN)
+		return mwin_window_invalidate(s->fd, w->id);
+	return mwcore_invalidate(s->srv, NULL, w->m, false);
+}
+
+static int win_destroy(struct side *s, struct win *w)
+{
+	if (s->kind == SIDE_MWIN)
+		return mwin_window_destroy(s->fd, w->id);
+	return mwcore_dealloc(s->srv, w->m);
+}
+
+/* ------------------------------------------------------ observations */
+
+/*
+ * After a failed access by requester @i: the requester's QP, and what the
+ * responder side did (mwin: the peer is torn down and its windows
+ * unbound; rdma-core: the responder QP's state).
+ */
+static void after_fail(struct side *s, struct res *r, int i, uint32_t pid,
+		       const struct win *w)
+{
+	bool qperr = i == RAW ? s->raw->qp_error : mwpeer_qp_error(s->p[i]);
+
+	rp(r, "; req QP %s", qperr ? "ERR" : "ok");
+	CHECK(r, qperr);
+	if (s->kind == SIDE_MWIN) {
+		bool gone = !module_peer_wait(s->fd, pid, 0, 5000);
+
+		rp(r, ", peer %s", gone ? "torn down" : "alive");
+		CHECK(r, gone);
+		if (w && w->id)
+			rp(r, ", window %s",
+			   statename(test_window_state(s->fd, w->id)));
+	} else {
+		struct mwcore_conn *c = mwcore_conn(s->srv, pid, 100);
+		int st = mwcore_qp_state(c), k;
+
+		for (k = 0; k < 200 && st != IBV_QPS_ERR; k++) {
+			usleep(10000);
+			st = mwcore_qp_state(c);
+		}
+		rp(r, ", resp QP %s", mwcore_qp_state_str(st));
+	}
+}
+
+/* One access that must fail with a remote access error and change nothing. */
+static void must_fail_write(struct side *s, struct res *r, int i,
+			    const struct win *w, uint32_t rkey, uint64_t off,
+			    size_t len)
+{
+	uint8_t before[64], pat[64];
+	uint32_t pid = peer_id(s, i);
+	/* the part of the target inside the region, which can be checked */
+	size_t in = off >= REGION_LEN ? 0 :
+		    off + len > REGION_LEN ? REGION_LEN - off : len;
+	int st;
+
+	memcpy(before, s->mem + off, in);
+	memset(pat, 0xA5, len);
+	st = mwpeer_write(s->p[i], rkey, s->base + off, pat, len);
+	rp(r, "WRITE %s", rname(st));
+	CHECK(r, st == IBV_WC_REM_ACCESS_ERR);
+	if (memcmp(before, s->mem + off, in)) {
+		rp(r, ", DATA LANDED");
+		CHECK(r, false);
+	} else {
+		rp(r, ", nothing written");
+	}
+	if (st != IBV_WC_SUCCESS)
+		after_fail(s, r, i, pid, w);
+}
+
+static void must_fail_read(struct side *s, struct res *r, int i,
+			   const struct win *w, uint32_t rkey, uint64_t off,
+			   size_t len)
+{
+	uint32_t pid = peer_id(s, i);
+	int st = mwpeer_read(s->p[i], rkey, s->base + off, NULL, len);
+
+	rp(r, "READ %s", rname(st));
+	CHECK(r, st == IBV_WC_REM_ACCESS_ERR);
+	if (st != IBV_WC_SUCCESS)
+		after_fail(s, r, i, pid, w);
+}
+
+static bool write_ok(struct side *s, struct res *r, int i, uint32_t rkey,
+		     uint64_t off, const char *data, size_t len)
+{
+	int st = mwpeer_write(s->p[i], rkey, s->base + off, data, len);
+	bool landed = st == IBV_WC_SUCCESS && !memcmp(s->mem + off, data, len);
+
+	if (st != IBV_WC_SUCCESS)
+		rp(r, "WRITE %s", rname(st));
+	else if (!landed)
+		rp(r, "WRITE OK but data missing");
+	CHECK(r, landed);
+	return landed;
+}
+
+static bool read_ok(struct side *s, struct res *r, int i, uint32_t rkey,
+		    uint64_t off, size_t len)
+{
+	uint8_t buf[256];
+	int st = mwpeer_read(s->p[i], rkey, s->base + off, buf, len);
+	bool ok = st == IBV_WC_SUCCESS && !memcmp(buf, s->mem + off, len);
+
+	if (st != IBV_WC_SUCCESS)
+		rp(r, "READ %s", rname(st));
+	else if (!ok)
+		rp(r, "READ OK but wrong data");
+	CHECK(r, ok);
+	return ok;
+}
+
+/* ------------------------------------------------------------- cases */
+
+#define RW	(MWIN_ACCESS_READ | MWIN_ACCESS_WRITE)
+#define RD	MWIN_ACCESS_READ
+#define WR	MWIN_ACCESS_WRITE
+#define AT	MWIN_ACCESS_ATOMIC
+
+static void c_read_right(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RD, 0, &w));
+	memcpy(s->mem + 4196, "readable", 8);
+	if (read_ok(s, r, PA, w.rkey, 4196, 8))
+		rp(r, "READ OK, data ok");
+}
+
+static void c_read_no_right(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, WR | AT, 0, &w));
+	must_fail_read(s, r, PA, &w, w.rkey, 4196, 8);
+}
+
+static void c_write_right(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, WR, 0, &w));
+	if (write_ok(s, r, PA, w.rkey, 4296, "written!", 8))
+		rp(r, "WRITE OK, landed");
+}
+
+static void c_write_no_right(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RD | AT, 0, &w));
+	must_fail_write(s, r, PA, &w, w.rkey, 4296, 8);
+}
+
+static void atomic_right(struct side *s, struct res *r, bool cas)
+{
+	uint64_t *word = (uint64_t *)(s->mem + 4096 + 64), old = 0;
+	struct win w;
+	int st;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, AT, 0, &w));
+	*word = 5;
+	if (cas)
+		st = mwpeer_cas(s->p[PA], w.rkey, s->base + 4096 + 64, 5, 7, &old);
+	else
+		st = mwpeer_fadd(s->p[PA], w.rkey, s->base + 4096 + 64, 2, &old);
+	rp(r, "%s %s, old %llu, now %llu", cas ? "CAS" : "FADD", rname(st),
+	   (unsigned long long)old, (unsigned long long)*word);
+	CHECK(r, st == IBV_WC_SUCCESS && old == 5 && *word == 7);
+}
+
+static void atomic_no_right(struct side *s, struct res *r, bool cas)
+{
+	uint64_t *word = (uint64_t *)(s->mem + 4096 + 64), old = 0;
+	uint32_t pid = peer_id(s, PA);
+	struct win w;
+	int st;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	*word = 5;
+	if (cas)
+		st = mwpeer_cas(s->p[PA], w.rkey, s->base + 4096 + 64, 5, 7, &old);
+	else
+		st = mwpeer_fadd(s->p[PA], w.rkey, s->base + 4096 + 64, 2, &old);
+	rp(r, "%s %s, word %s", cas ? "CAS" : "FADD", rname(st),
+	   *word == 5 ? "unchanged" : "CHANGED");
+	CHECK(r, st == IBV_WC_REM_ACCESS_ERR && *word == 5);
+	if (st != IBV_WC_SUCCESS)
+		after_fail(s, r, PA, pid, &w);
+}
+
+static void c_cas_right(struct side *s, struct res *r) { atomic_right(s, r, true); }
+static void c_cas_no_right(struct side *s, struct res *r) { atomic_no_right(s, r, true); }
+static void c_fadd_right(struct side *s, struct res *r) { atomic_right(s, r, false); }
+static void c_fadd_no_right(struct side *s, struct res *r) { atomic_no_right(s, r, false); }
+
+/* Windows at odd offsets: [1001, 4001). */
+#define ODD_OFF	1001
+#define ODD_LEN	3000
+
+static void c_first_last(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, ODD_OFF, ODD_LEN, RW, 0, &w));
+	if (write_ok(s, r, PA, w.rkey, ODD_OFF, "F", 1) &&
+	    write_ok(s, r, PA, w.rkey, ODD_OFF + ODD_LEN - 1, "L", 1) &&
+	    read_ok(s, r, PA, w.rkey, ODD_OFF, 1) &&
+	    read_ok(s, r, PA, w.rkey, ODD_OFF + ODD_LEN - 1, 1))
+		rp(r, "WRITE+READ of first and last byte OK");
+}
+
+static void c_byte_before(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, ODD_OFF, ODD_LEN, RW, 0, &w));
+	must_fail_write(s, r, PA, &w, w.rkey, ODD_OFF - 1, 1);
+}
+
+static void c_byte_after(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, ODD_OFF, ODD_LEN, RW, 0, &w));
+	must_fail_write(s, r, PA, &w, w.rkey, ODD_OFF + ODD_LEN, 1);
+}
+
+static void c_read_after(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, ODD_OFF, ODD_LEN, RW, 0, &w));
+	must_fail_read(s, r, PA, &w, w.rkey, ODD_OFF + ODD_LEN, 1);
+}
+
+static void c_straddle(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, ODD_OFF, ODD_LEN, RW, 0, &w));
+	rp(r, "12 bytes from 6 before the end: ");
+	must_fail_write(s, r, PA, &w, w.rkey, ODD_OFF + ODD_LEN - 6, 12);
+}
+
+static void c_zero_len(struct side *s, struct res *r)
+{
+	struct win w;
+	int a, b;
+
+	/* read-only window: the zero-length WRITE has no right either */
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RD, 0, &w));
+	a = mwpeer_read(s->p[PA], w.rkey, w.iova, NULL, 0);
+	b = mwpeer_write(s->p[PA], w.rkey, w.iova + 8192, NULL, 0);
+	rp(r, "READ(0) %s, WRITE(0) without the right, outside: %s", rname(a),
+	   rname(b));
+	/* C9-88: nothing is checked, both complete */
+	CHECK(r, a == IBV_WC_SUCCESS && b == IBV_WC_SUCCESS);
+}
+
+static void c_atomic_unaligned(struct side *s, struct res *r)
+{
+	uint32_t pid;
+	struct win w, wr;
+	int st;
+
+	/* ibv_post_send(): rxe's provider refuses before anything is sent */
+	SETUP(r, s, win_make(s, PA, 4096, 4096, AT, 0, &w));
+	st = mwpeer_fadd(s->p[PA], w.rkey, s->base + 4096 + 68, 1, NULL);
+	rp(r, "post_send FADD @+4: %s%s", rname(st),
+	   mwpeer_qp_error(s->p[PA]) ? " (QP ERR)" : " (QP ok)");
+	/* the extended API sends it: the responder must refuse it */
+	SETUP(r, s, raw_open(s));
+	pid = peer_id(s, RAW);
+	SETUP(r, s, win_make(s, RAW, 8192, 4096, AT, 0, &wr));
+	*(uint64_t *)(s->mem + 8192 + 64) = 0x1111111111111111ULL;
+	st = rawpeer_atomic(s->raw, false, wr.rkey, s->base + 8192 + 68, 1,
+			    0, NULL);
+	rp(r, "; ibv_wr FADD @+4: %s, memory %s", rname(st),
+	   *(uint64_t *)(s->mem + 8192 + 64) == 0x1111111111111111ULL &&
+	   *(uint64_t *)(s->mem + 8192 + 72) == 0 ? "unchanged" : "CHANGED");
+	CHECK(r, st == IBV_WC_REM_INV_REQ_ERR);
+	if (st != IBV_WC_SUCCESS)
+		after_fail(s, r, RAW, pid, &wr);
+}
+
+static void c_atomic_cross_end(struct side *s, struct res *r)
+{
+	uint64_t *word = (uint64_t *)(s->mem + 4096 + 56), old = 0;
+	uint32_t pid = peer_id(s, PA);
+	struct win w;
+	int st;
+
+	/* 60 bytes: the 8-byte word at +56 has 4 bytes inside, 4 outside */
+	SETUP(r, s, win_make(s, PA, 4096, 60, AT, 0, &w));
+	*word = 1;
+	st = mwpeer_fadd(s->p[PA], w.rkey, w.iova + 56, 0x100000000ULL, &old);
+	rp(r, "FADD %s, word %s", rname(st), *word == 1 ? "unchanged" : "CHANGED");
+	CHECK(r, st == IBV_WC_REM_ACCESS_ERR && *word == 1);
+	if (st != IBV_WC_SUCCESS)
+		after_fail(s, r, PA, pid, &w);
+}
+
+static void c_whole_region(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 0, REGION_LEN, RW, 0, &w));
+	if (!write_ok(s, r, PA, w.rkey, 0, "0", 1) ||
+	    !write_ok(s, r, PA, w.rkey, REGION_LEN - 1, "E", 1))
+		return;
+	rp(r, "first and last byte OK; one past: ");
+	must_fail_read(s, r, PA, &w, w.rkey, REGION_LEN, 1);
+}
+
+static void c_smallest(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 777, 1, RW, 0, &w));
+	if (!write_ok(s, r, PA, w.rkey, 777, "1", 1))
+		return;
+	rp(r, "1 byte OK; 2 bytes: ");
+	must_fail_write(s, r, PA, &w, w.rkey, 777, 2);
+}
+
+static void c_region_end(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, REGION_LEN - 100, 100, RW, 0, &w));
+	if (!write_ok(s, r, PA, w.rkey, REGION_LEN - 1, "z", 1))
+		return;
+	rp(r, "last byte OK; one past the region: ");
+	must_fail_write(s, r, PA, &w, w.rkey, REGION_LEN, 1);
+}
+
+static void c_adjacent(struct side *s, struct res *r)
+{
+	struct win w1, w2;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w1));
+	SETUP(r, s, win_make(s, PA, 8192, 4096, RW, 0, &w2));
+	if (!write_ok(s, r, PA, w1.rkey, 8191, "1", 1) ||
+	    !write_ok(s, r, PA, w2.rkey, 8192, "2", 1))
+		return;
+	rp(r, "each its own OK; 1st rkey on 2nd's first byte: ");
+	must_fail_write(s, r, PA, &w1, w1.rkey, 8192, 1);
+}
+
+static void c_overlap(struct side *s, struct res *r)
+{
+	struct win w1, w2;
+	uint8_t buf[4];
+	int e = 0, st;
+
+	SETUP(r, s, win_make(s, PA, 4096, 8192, RW, 0, &w1));
+	if (s->kind == SIDE_MWIN) {
+		e = win_make(s, PA, 8192, 8192, RD, 0, &w2);
+		rp(r, "without MWIN_WINDOW_OVERLAP: %s; ", rname(e));
+		SETUP(r, s, win_make(s, PA, 8192, 8192, RD,
+				     MWIN_WINDOW_OVERLAP, &w2));
+	} else {
+		SETUP(r, s, win_make(s, PA, 8192, 8192, RD, 0, &w2));
+	}
+	if (!write_ok(s, r, PA, w1.rkey, 9000, "ov", 2))
+		return;
+	st = mwpeer_read(s->p[PA], w2.rkey, w2.iova + 9000 - 8192, buf, 2);
+	CHECK(r, st == IBV_WC_SUCCESS && !memcmp(buf, "ov", 2));
+	rp(r, "write via RW, read via R: %s; R-only rkey: ", rname(st));
+	must_fail_write(s, r, PA, &w2, w2.rkey, 9000, 1);
+}
+
+static void c_rebind_range(struct side *s, struct res *r)
+{
+	struct win w;
+	uint32_t old;
+	uint64_t old_off = 0;
+
+	SETUP(r, s, win_make(s, PA, old_off, 4096, RW, 0, &w));
+	old = w.rkey;
+	SETUP(r, s, win_rebind(s, &w, -1, 8192, 4096, RW));
+	if (!write_ok(s, r, PA, w.rkey, 8192, "n", 1))
+		return;
+	rp(r, "new rkey%s OK; old rkey in old range: ",
+	   (old >> 8) == (w.rkey >> 8) ? " (same index)" : "");
+	must_fail_write(s, r, PA, &w, old, old_off + 10, 1);
+}
+
+static void c_rebind_rights(struct side *s, struct res *r)
+{
+	struct win w;
+	uint32_t old;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	old = w.rkey;
+	SETUP(r, s, win_rebind(s, &w, -1, 4096, 4096, RD));
+	if (!read_ok(s, r, PA, w.rkey, 4096, 8))
+		return;
+	rp(r, "new rkey READ OK; old (RW) rkey WRITE: ");
+	must_fail_write(s, r, PA, &w, old, 4100, 1);
+}
+
+static void c_rebind_peer(struct side *s, struct res *r)
+{
+	struct win w;
+	uint32_t old;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	old = w.rkey;
+	SETUP(r, s, win_rebind(s, &w, PB, 4096, 4096, RW));
+	if (!write_ok(s, r, PB, w.rkey, 4100, "b", 1))
+		return;
+	rp(r, "new rkey via B OK%s; old rkey via A: ",
+	   (old >> 8) == (w.rkey >> 8) ? " (same index)" : " (new index)");
+	must_fail_write(s, r, PA, NULL, old, 4100, 1);
+}
+
+static void c_after_local_inv(struct side *s, struct res *r)
+{
+	struct win w;
+	int e;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	e = win_invalidate(s, &w);
+	rp(r, "invalidate %s", rname(e));
+	CHECK(r, e == 0);
+	if (e) {
+		if (s->kind == SIDE_CORE)
+			rp(r, ", binding QP %s", mwcore_qp_state_str(
+				mwcore_qp_state(conn_of(s, PA))));
+		return;
+	}
+	if (s->kind == SIDE_MWIN) {
+		struct mwpeer_msg m;
+
+		if (!next_revoke(s->p[PA], &m, 2000))
+			rp(r, " (revoke msg, reason %s)",
+			   mwpeer_reason_str(m.access));
+	}
+	rp(r, "; old rkey: ");
+	must_fail_write(s, r, PA, &w, w.rkey, 4100, 1);
+}
+
+static void c_after_remote_inv(struct side *s, struct res *r)
+{
+	struct win w;
+	int st;
+
+	if (s->kind == SIDE_MWIN)
+		SETUP(r, s, monitor_start(s));
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	st = mwpeer_send_inv(s->p[PA], w.rkey);
+	rp(r, "sender %s; ", rname(st));
+	CHECK(r, st == IBV_WC_SUCCESS);
+	if (s->kind == SIDE_MWIN) {
+		struct mwin_event ev;
+
+		if (!monitor_wait(s, MWIN_EVENT_REMOTE_INVALIDATE, w.id, &ev, 3000)) {
+			rp(r, "module: invalidated rkey %s, window %s",
+			   ev.rkey == w.rkey ? "= rkey" : "WRONG",
+			   statename(test_window_state(s->fd, w.id)));
+			CHECK(r, ev.rkey == w.rkey);
+		} else {
+			rp(r, "module: no REMOTE_INVALIDATE event");
+			CHECK(r, false);
+		}
+	} else {
+		struct ibv_wc wc;
+
+		if (mwcore_wait_recv(s->srv, conn_of(s, PA), &wc, 3000)) {
+			rp(r, "receiver wc %s, wc_flags 0x%x%s, invalidated_rkey %s",
+			   wcname(wc.status), wc.wc_flags,
+			   wc.wc_flags & IBV_WC_WITH_INV ? " (WITH_INV)" :
+			   " (no IBV_WC_WITH_INV)",
+			   wc.invalidated_rkey == w.rkey ? "= rkey" : "WRONG");
+			CHECK(r, wc.status == IBV_WC_SUCCESS &&
+				 wc.invalidated_rkey == w.rkey);
+		} else {
+			rp(r, "receiver: no completion");
+			CHECK(r, false);
+		}
+	}
+	rp(r, "; old rkey: ");
+	must_fail_write(s, r, PA, &w, w.rkey, 4100, 1);
+}
+
+static void c_after_destroy(struct side *s, struct res *r)
+{
+	struct win w;
+	int e;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	e = win_destroy(s, &w);
+	rp(r, "%s %s; old rkey: ",
+	   s->kind == SIDE_MWIN ? "WINDOW_DESTROY" : "ibv_dealloc_mw", rname(e));
+	CHECK(r, e == 0);
+	must_fail_write(s, r, PA, NULL, w.rkey, 4100, 1);
+}
+
+static void c_after_region_destroy(struct side *s, struct res *r)
+{
+	struct win w;
+	int e;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	if (s->kind == SIDE_MWIN) {
+		e = mwin_region_destroy(s->fd, s->region, 0);
+		rp(r, "destroy: %s, ", rname(e));
+		e = mwin_region_destroy(s->fd, s->region,
+					MWIN_REGION_DESTROY_FORCE);
+		rp(r, "forced: %s, window %s; old rkey: ", rname(e),
+		   statename(test_window_state(s->fd, w.id)));
+		s->region = 0;
+	} else {
+		/* IB: an MR with bound windows cannot be deregistered */
+		e = ibv_dereg_mr(s->srv->mr);
+		rp(r, "ibv_dereg_mr with a bound MW: %s, ", e ? errname(e) : "OK");
+		if (!e)
+			s->srv->mr = NULL;
+		e = mwcore_dealloc(s->srv, w.m);
+		if (s->srv->mr && !ibv_dereg_mr(s->srv->mr))
+			s->srv->mr = NULL;
+		rp(r, "after ibv_dealloc_mw: %s; old rkey: ",
+		   s->srv->mr ? "MR still there" : "MR deregistered");
+	}
+	CHECK(r, e == 0);
+	must_fail_write(s, r, PA, NULL, w.rkey, 4100, 1);
+}
+
+static void c_inv_twice(struct side *s, struct res *r)
+{
+	struct win w;
+	int e1, e2;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	e1 = win_invalidate(s, &w);
+	e2 = win_invalidate(s, &w);
+	rp(r, "invalidate %s, again %s", rname(e1), rname(e2));
+	if (s->kind == SIDE_MWIN) {
+		struct mwpeer_msg m;
+		int n = 0;
+
+		while (!mwpeer_next_msg(s->p[PA], &m, 300))
+			n += m.type == MWIN_WIRE_REVOKE;
+		rp(r, " (%d revoke msg), window %s", n,
+		   statename(test_window_state(s->fd, w.id)));
+	}
+	CHECK(r, e1 == 0);
+	rp(r, "; old rkey: ");
+	must_fail_write(s, r, PA, &w, w.rkey, 4100, 1);
+}
+
+static void c_sinv_twice(struct side *s, struct res *r)
+{
+	struct win w;
+	int a, b;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	a = mwpeer_send_inv(s->p[PA], w.rkey);
+	usleep(100000);
+	b = mwpeer_send_inv(s->p[PA], w.rkey);
+	rp(r, "Send-with-Inv %s, again %s", rname(a), rname(b));
+	if (s->kind == SIDE_MWIN) {
+		struct mwin_window_info wi;
+
+		usleep(100000);
+		if (!mwin_window_get(s->fd, w.id, 0, &wi))
+			rp(r, ", window %s, remote_invalidations %llu",
+			   statename(wi.state),
+			   (unsigned long long)wi.remote_invalidations);
+	}
+	CHECK(r, a == IBV_WC_SUCCESS);
+	rp(r, "; old rkey: ");
+	if (!mwpeer_qp_error(s->p[PA]) &&
+	    mwpeer_state(s->p[PA]) == MWPEER_CONNECTED) {
+		must_fail_write(s, r, PA, &w, w.rkey, 4100, 1);
+	} else {
+		rp(r, "requester gone (%s)", mwpeer_errmsg(s->p[PA]));
+	}
+}
+
+static void c_rebind_invalidated(struct side *s, struct res *r)
+{
+	struct win w;
+	uint32_t old;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	SETUP(r, s, win_invalidate(s, &w));
+	old = w.rkey;
+	SETUP(r, s, win_rebind(s, &w, -1, 4096, 4096, RW));
+	if (!write_ok(s, r, PA, w.rkey, 4100, "r", 1))
+		return;
+	rp(r, "rebind OK, new rkey works; old rkey: ");
+	must_fail_write(s, r, PA, &w, old, 4100, 1);
+}
+
+static void c_other_peer(struct side *s, struct res *r)
+{
+	struct win w;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	rp(r, "B with A's rkey: ");
+	if (s->mwtype == IBV_MW_TYPE_1) {
+		int st = mwpeer_write(s->p[PB], w.rkey, w.iova + 4, "1", 1);
+
+		/* Type 1 is valid on every QP of the PD (IB allows it) */
+		rp(r, "WRITE %s, %s", rname(st),
+		   s->mem[4100] == '1' ? "landed" : "nothing written");
+		return;
+	}
+	must_fail_write(s, r, PB, NULL, w.rkey, 4100, 1);
+	if (write_ok(s, r, PA, w.rkey, 4100, "a", 1))
+		rp(r, "; A unaffected: WRITE OK");
+	if (s->kind == SIDE_MWIN)
+		rp(r, ", window %s", statename(test_window_state(s->fd, w.id)));
+}
+
+static void c_foreign_sinv(struct side *s, struct res *r)
+{
+	uint32_t bid = peer_id(s, PB);
+	struct win w;
+	int st;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	st = mwpeer_send_inv(s->p[PB], w.rkey);
+	rp(r, "B's Send-with-Inv of A's rkey: %s", rname(st));
+	if (s->kind == SIDE_MWIN) {
+		struct mwpeer_msg m;
+		bool gone = !module_peer_wait(s->fd, bid, 0, 5000);
+		bool revoked = !next_revoke(s->p[PA], &m, 3000) &&
+			       m.type == MWIN_WIRE_REVOKE && m.rkey == w.rkey &&
+			       m.access == MWIN_REVOKE_REMOTE;
+		uint32_t state = test_window_state(s->fd, w.id);
+
+		rp(r, "; B %s; A %s; window %s", gone ? "disconnected" : "ALIVE",
+		   revoked ? "told (revoke, reason remote)" : "NOT told",
+		   statename(state));
+		/*
+		 * IB: refused, A untouched. rxe has already invalidated the
+		 * MR when the module sees it: mwin's documented answer is to
+		 * cut B off, revoke A's window and tell A.
+		 */
+		if (gone && revoked && state == MWIN_WINDOW_INVALIDATED)
+			r->verdict = V_DOC;
+		else
+			r->verdict = V_DIFF;
+	} else {
+		struct ibv_wc wc;
+
+		if (mwcore_wait_recv(s->srv, conn_of(s, PB), &wc, 3000))
+			rp(r, "; receiver wc %s, invalidated %s",
+			   wcname(wc.status),
+			   wc.invalidated_rkey == w.rkey ? "A's rkey" : "?");
+		CHECK(r, st != IBV_WC_SUCCESS);
+	}
+	/* is A's rkey still alive? (IB: yes; it was not B's to kill) */
+	st = mwpeer_write(s->p[PA], w.rkey, w.iova + 4, "A", 1);
+	rp(r, "; A's rkey afterwards: WRITE %s", rname(st));
+	if (s->kind == SIDE_CORE)
+		CHECK(r, st == IBV_WC_SUCCESS);
+}
+
+static void c_sinv_stale(struct side *s, struct res *r)
+{
+	uint32_t pid = peer_id(s, PA);
+	struct win w;
+	uint32_t old;
+	int st;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	old = w.rkey;
+	SETUP(r, s, win_rebind(s, &w, -1, 4096, 4096, RW));
+	st = mwpeer_send_inv(s->p[PA], old);
+	rp(r, "Send-with-Inv of the pre-rebind rkey: sender %s", rname(st));
+	if (s->kind == SIDE_MWIN) {
+		bool gone = !module_peer_wait(s->fd, pid, 0, 5000);
+
+		rp(r, "; module: peer %s, window %s", gone ? "torn down" : "alive",
+		   statename(test_window_state(s->fd, w.id)));
+		CHECK(r, gone);
+	} else {
+		struct ibv_wc wc;
+		struct mwcore_conn *c = conn_of(s, PA);
+
+		if (mwcore_wait_recv(s->srv, c, &wc, 3000))
+			rp(r, "; receiver wc %s", wcname(wc.status));
+		else
+			rp(r, "; receiver: no completion");
+		usleep(100000);
+		rp(r, ", resp QP %s", mwcore_qp_state_str(mwcore_qp_state(c)));
+		CHECK(r, mwcore_qp_state(c) == IBV_QPS_ERR);
+	}
+}
+
+static void c_sinv_unknown(struct side *s, struct res *r)
+{
+	uint32_t pid = peer_id(s, PA);
+	uint32_t bogus = 0x00fffe00 | 0x5a;
+	int st;
+
+	st = mwpeer_send_inv(s->p[PA], bogus);
+	rp(r, "sender %s", rname(st));
+	if (s->kind == SIDE_MWIN) {
+		bool gone = !module_peer_wait(s->fd, pid, 0, 5000);
+
+		rp(r, "; module: peer %s", gone ? "torn down" : "alive");
+		CHECK(r, gone);
+	} else {
+		struct ibv_wc wc;
+		struct mwcore_conn *c = conn_of(s, PA);
+
+		if (mwcore_wait_recv(s->srv, c, &wc, 3000))
+			rp(r, "; receiver wc %s", wcname(wc.status));
+		else
+			rp(r, "; receiver: no completion");
+		usleep(100000);
+		rp(r, ", resp QP %s", mwcore_qp_state_str(mwcore_qp_state(c)));
+		CHECK(r, mwcore_qp_state(c) == IBV_QPS_ERR);
+	}
+	/* a later operation tells what the requester is left with */
+	mwpeer_set_timeout(s->p[PA], 9000);
+	st = mwpeer_read(s->p[PA], 0, 0, NULL, 0);
+	rp(r, "; requester's next op: %s", rname(st));
+}
+
+static void c_zero_len_revoked(struct side *s, struct res *r)
+{
+	struct win w;
+	int a, b;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	SETUP(r, s, win_invalidate(s, &w));
+	a = mwpeer_read(s->p[PA], w.rkey, w.iova, NULL, 0);
+	b = mwpeer_write(s->p[PA], w.rkey, w.iova, NULL, 0);
+	rp(r, "revoked rkey: READ(0) %s, WRITE(0) %s; 1-byte: ", rname(a),
+	   rname(b));
+	/* either answer conforms (C9-88); the 1-byte access must fail */
+	must_fail_read(s, r, PA, &w, w.rkey, 4096, 1);
+}
+
+static void c_bind_outside(struct side *s, struct res *r)
+{
+	struct win w;
+	int e;
+
+	e = win_make(s, PA, REGION_LEN - 4096, 8192, RW, 0, &w);
+	rp(r, "bind of [len-4096, len+4096): %s", rname(e));
+	CHECK(r, e != 0);
+	if (s->kind == SIDE_CORE) {
+		struct mwcore_conn *c = conn_of(s, PA);
+
+		rp(r, "; binding QP %s", mwcore_qp_state_str(mwcore_qp_state(c)));
+	} else {
+		struct mwin_peer_info pi;
+
+		rp(r, "; peer %s",
+		   mwin_peer_get(s->fd, peer_id(s, PA), 0, &pi) ? "gone" :
+		   mwin_peer_state_name(pi.state));
+	}
+}
+
+static void c_bind_zero_len(struct side *s, struct res *r)
+{
+	struct win w;
+	int e;
+
+	e = win_make(s, PA, 4096, 0, RW, 0, &w);
+	rp(r, "bind of 0 bytes: %s", rname(e));
+	CHECK(r, e != 0);
+	if (s->kind == SIDE_CORE) {
+		struct mwcore_conn *c = conn_of(s, PA);
+
+		rp(r, "; binding QP %s", mwcore_qp_state_str(mwcore_qp_state(c)));
+	}
+}
+
+static void c_key_sequence(struct side *s, struct res *r)
+{
+	struct win w;
+	int i, seq = 0;
+	uint32_t prev;
+
+	SETUP(r, s, win_make(s, PA, 4096, 4096, RW, 0, &w));
+	prev = w.rkey;
+	rp(r, "key bytes:");
+	for (i = 0; i < 8; i++) {
+		SETUP(r, s, win_rebind(s, &w, -1, 4096, 4096, RW));
+		rp(r, " %02x", w.rkey & 0xff);
+		seq += ((prev + 1) & 0xff) == (w.rkey & 0xff);
+		prev = w.rkey;
+	}
+	rp(r, " (%d of 8 = previous + 1)", seq);
+}
+
+/* ---------------------------------------------------- the key guesses */
+
+struct guess {
+	struct side *s;
+	int t;
+	int from, to;		/* deltas [from, to) */
+	int tried, failed, succeeded, errors;
+	char err[160];
+	volatile int *stop;
+};
+
+/*
+ * One thread: its own requester and window; for each delta d, the rkey
+ * with key byte (key + d) & 0xff is tried once against the live window
+ * through the window's own connection (the only one where the right key
+ * works). Each failure kills the connection: reconnect, regrant (a new MR
+ * or MW: a new index and key), next delta.
+ */
+static void *guess_thread(void *arg)
+{
+	struct guess *g = arg;
+	struct side *s = g->s;
+	uint64_t off = 4096 * (uint64_t)(g->t + 1);
+	struct mwpeer *p = NULL;
+	struct mwcore_mw *m = NULL;
+	uint32_t wid = 0, rkey = 0, pid;
+	int d, err = 0, st;
+
+	p = mwpeer_connect(test_host(), s->kind == SIDE_MWIN ? 0 : s->srv->port,
+			   NULL, TEST_TIMEOUT_MS, &err);
+	if (!p) {
+		snprintf(g->err, sizeof(g->err), "connect: %d", err);
+		g->errors++;
+		return NULL;
+	}
+	mwpeer_set_timeout(p, 5000);
+	for (d = g->from; d < g->to && !*g->stop; d++) {
+		uint32_t guess;
+
+		pid = mwpeer_id(p);
+		/* grant a fresh window to the current connection */
+		if (s->kind == SIDE_MWIN) {
+			struct mwin_window_bind b;
+
+			if (module_peer_wait(s->fd, pid, MWIN_PEER_CONNECTED, 5000)) {
+				snprintf(g->err, sizeof(g->err), "peer %u not up", pid);
+				g->errors++;
+				break;
+			}
+			b = test_bind(s->region, pid, off, 4096, RW, 0);
+			if (wid) {
+				b.region = 0;
+				b.id = wid;
+				err = mwin_window_rebind(s->fd, &b);
+			} else {
+				err = mwin_window_create(s->fd, &b);
+			}
+			if (err) {
+				snprintf(g->err, sizeof(g->err), "grant: %s",
+					 errname(-err));
+				g->errors++;
+				break;
+			}
+			wid = b.id;
+			rkey = b.rkey;
+		} else {
+			struct mwcore_conn *c = mwcore_conn(s->srv, pid, 5000);
+
+			if (!m)
+				m = mwcore_alloc_mw(s->srv, IBV_MW_TYPE_2);
+			err = m ? mwcore_bind(s->srv, c, m, off, 4096, RW,
+					      mwcore_random_key(m->rkey)) : -ENOMEM;
+			if (err) {
+				snprintf(g->err, sizeof(g->err), "bind: %s",
+					 rname(err));
+				g->errors++;
+				break;
+			}
+			rkey = m->rkey;
+		}
+		guess = (rkey & ~0xffU) | ((rkey + d) & 0xff);
+		memset(s->mem + off, 0, 8);
+		st = mwpeer_write(p, guess, s->base + off, "GUESSED!", 8);
+		g->tried++;
+		if (st == IBV_WC_SUCCESS || s->mem[off]) {
+			g->succeeded++;
+			*g->stop = 1;
+			snprintf(g->err, sizeof(g->err),
+				 "rkey 0x%x (live 0x%x) worked: %s", guess, rkey,
+				 rname(st));
+			break;
+		}
+		if (st == IBV_WC_REM_ACCESS_ERR)
+			g->failed++;
+		else
+			g->errors++;
+		/* the connection is dead: wait for the teardown, reconnect */
+		if (s->kind == SIDE_MWIN)
+			module_peer_wait(s->fd, pid, 0, 5000);
+		err = mwpeer_reconnect(p);
+		if (err) {
+			snprintf(g->err, sizeof(g->err), "reconnect: %d", err);
+			g->errors++;
+			break;
+		}
+	}
+	mwpeer_close(p);
+	return NULL;
+}
+
+static void c_key_guess(struct side *s, struct res *r)
+{
+	struct guess g[GUESS_THREADS];
+	pthread_t t[GUESS_THREADS];
+	volatile int stop = 0;
+	int i, tried = 0, failed = 0, ok = 0, errors = 0;
+	int64_t t0 = mwcore_now_ms();
+
+	for (i = 0; i < GUESS_THREADS; i++) {
+		g[i] = (struct guess){ .s = s, .t = i, .stop = &stop,
+			.from = 1 + i * 255 / GUESS_THREADS,
+			.to = 1 + (i + 1) * 255 / GUESS_THREADS };
+		pthread_create(&t[i], NULL, guess_thread, &g[i]);
+	}
+	for (i = 0; i < GUESS_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		tried += g[i].tried;
+		failed += g[i].failed;
+		ok += g[i].succeeded;
+		errors += g[i].errors;
+	}
+	rp(r, "%d of 255 tried, %d REM_ACCESS_ERR, %d succeeded (%.1f s)",
+	   tried, failed, ok, (mwcore_now_ms() - t0) / 1000.0);
+	for (i = 0; i < GUESS_THREADS; i++)
+		if (g[i].err[0])
+			rp(r, "; %s", g[i].err);
+	CHECK(r, tried == 255 && failed == 255 && !ok && !errors);
+}
+
+/* ------------------------------------------------------- case table */
+
+#define EXP_RAE "REM_ACCESS_ERR; requester QP to error; nothing written"
+
+FIXTURE(conf) {
+	int unused;
+};
+
+FIXTURE_VARIANT(conf) {
+	const struct ccase *c;
+};
+
+FIXTURE_SETUP(conf) { }
+FIXTURE_TEARDOWN(conf) { }
+
+#define CASE(_id, ...)							\
+	static const struct ccase case_##_id = { __VA_ARGS__ };		\
+	FIXTURE_VARIANT_ADD(conf, _id) { .c = &case_##_id }
+
+CASE(read_right, "READ inside, with READ right", "OK, data", c_read_right,
+     F_T1, NULL);
+CASE(read_no_right, "READ inside, without READ right", EXP_RAE,
+     c_read_no_right, 0, NULL);
+CASE(write_right, "WRITE inside, with WRITE right", "OK, data lands",
+     c_write_right, 0, NULL);
+CASE(write_no_right, "WRITE inside, without WRITE right", EXP_RAE,
+     c_write_no_right, 0, NULL);
+CASE(cas_right, "CAS inside, with ATOMIC right", "OK, swapped", c_cas_right,
+     0, NULL);
+CASE(cas_no_right, "CAS inside, without ATOMIC right", EXP_RAE,
+     c_cas_no_right, 0, NULL);
+CASE(fadd_right, "FADD inside, with ATOMIC right", "OK, added",
+     c_fadd_right, 0, NULL);
+CASE(fadd_no_right, "FADD inside, without ATOMIC right", EXP_RAE,
+     c_fadd_no_right, 0, NULL);
+CASE(first_last, "first and last byte of [1001, 4001)", "OK",
+     c_first_last, 0, NULL);
+CASE(byte_before, "WRITE 1 byte before the window", EXP_RAE,
+     c_byte_before, F_T1,
+     "rxe checks a Type 1/2 MW's rkey and rights but the bounds of its parent MR only");
+CASE(byte_after, "WRITE 1 byte after the window", EXP_RAE, c_byte_after,
+     0, "same rxe bounds bug");
+CASE(read_after, "READ 1 byte after the window", "REM_ACCESS_ERR; requester QP to error",
+     c_read_after, 0, "same rxe bounds bug: the read leaks a byte outside the window");
+CASE(straddle, "WRITE starting inside, ending outside", EXP_RAE,
+     c_straddle, 0, "same rxe bounds bug");
+CASE(zero_len, "zero-length READ/WRITE (no right, outside)",
+     "OK: not checked (C9-88)", c_zero_len, 0, NULL);
+CASE(atomic_unaligned, "atomic on a misaligned address",
+     "REM_INV_REQ_ERR (Invalid Request NAK); nothing changed",
+     c_atomic_unaligned, 0,
+     "rxe's provider refuses misaligned atomics in ibv_post_send() (EINVAL, nothing sent); the ibv_wr_* API sends them");
+CASE(atomic_cross_end, "FADD on a word crossing the window end", EXP_RAE,
+     c_atomic_cross_end, 0, "same rxe bounds bug");
+CASE(whole_region, "whole-region window, one byte past its end",
+     "first/last OK; past the end REM_ACCESS_ERR", c_whole_region, 0,
+     "past the parent MR rxe checks");
+CASE(smallest, "1-byte window, 2-byte WRITE", EXP_RAE, c_smallest, 0,
+     "same rxe bounds bug");
+CASE(region_end, "window at the region's end, one byte past",
+     "last byte OK; past REM_ACCESS_ERR", c_region_end, 0, NULL);
+CASE(adjacent, "adjacent windows: 1st rkey on 2nd's first byte", EXP_RAE,
+     c_adjacent, 0, "same rxe bounds bug");
+CASE(overlap, "overlapping windows (RW and R)",
+     "both work, each with its own rights", c_overlap, 0,
+     "mwin wants MWIN_WINDOW_OVERLAP for overlapping windows (EBUSY without)");
+CASE(rebind_range, "old rkey after rebind (range change)", EXP_RAE,
+     c_rebind_range, F_T1, NULL);
+CASE(rebind_rights, "old rkey after rebind (rights change)", EXP_RAE,
+     c_rebind_rights, 0, NULL);
+CASE(rebind_peer, "old rkey after rebind to another peer", EXP_RAE,
+     c_rebind_peer, 0,
+     "mwin: new MR on B's PD (new index); Type 2B: same MW, bound to B's QP");
+CASE(after_local_inv, "old rkey after local invalidate", EXP_RAE,
+     c_after_local_inv, F_T1,
+     "Type 1 MWs cannot be invalidated by LOCAL_INV (o10-37.2.26)");
+CASE(after_remote_inv, "old rkey after remote invalidate (Send-with-Invalidate)",
+     "sender OK; receiver's completion carries the rkey; then " EXP_RAE,
+     c_after_remote_inv, 0,
+     "rxe gives userspace receivers the kernel's IB_WC_WITH_INVALIDATE bit (0x4, IBV_WC_IP_CSUM_OK) instead of IBV_WC_WITH_INV (0x8)");
+CASE(after_destroy, "old rkey after destroy / ibv_dealloc_mw", EXP_RAE,
+     c_after_destroy, 0, NULL);
+CASE(after_region_destroy, "old rkey after region force-destroy", EXP_RAE,
+     c_after_region_destroy, 0,
+     "IB refuses to deregister an MR with bound windows; rdma-core has no force: dealloc the MWs first");
+CASE(inv_twice, "local invalidate of an invalidated window",
+     "no effect or an error completion; never a crash; rkey stays dead",
+     c_inv_twice, F_CORE_CRASH,
+     "rxe 6.1 oopses (NULL dereference in rxe_do_invalidate_mw) on a free Type 2 MW: run in its own boot");
+CASE(sinv_twice, "Send-with-Invalidate of an invalidated window's rkey",
+     "no effect or refused; never a crash; rkey stays dead", c_sinv_twice,
+     F_CORE_CRASH, "same rxe oops, from the responder path: own boot");
+CASE(rebind_invalidated, "rebind an invalidated window",
+     "OK, new rkey works, old one dead", c_rebind_invalidated, 0, NULL);
+CASE(other_peer, "rkey used through another peer's connection",
+     EXP_RAE "; owner unaffected", c_other_peer, F_T1,
+     "Type 1 MWs are valid on every QP of their PD: B's access succeeds (allowed for Type 1)");
+CASE(foreign_sinv, "peer B's Send-with-Invalidate naming A's rkey",
+     "refused (B's connection fails); A's window untouched",
+     c_foreign_sinv, 0,
+     "rxe invalidates without checking the MR's/MW's PD or QP; mwin (documented) disconnects B, revokes A's window and tells A");
+CASE(sinv_stale, "Send-with-Invalidate of the pre-rebind rkey",
+     "refused; the connection fails (Class J)", c_sinv_stale, 0,
+     "rxe completes the sender's request OK and errors the receiving QP");
+CASE(sinv_unknown, "Send-with-Invalidate of an unknown rkey",
+     "refused; the connection fails (Class J)", c_sinv_unknown, 0,
+     "rxe completes the sender's request OK and errors the receiving QP");
+CASE(zero_len_revoked, "zero-length READ/WRITE with a revoked rkey",
+     "may complete OK (C9-88: not checked); never a revocation probe",
+     c_zero_len_revoked, 0, NULL);
+CASE(bind_outside, "bind a range leaving the region / parent MR",
+     "refused", c_bind_outside, 0,
+     "a failed Type 2 bind is an error completion that moves the binding QP to error; mwin checks in the ioctl, nothing is posted");
+CASE(bind_zero_len, "bind 0 bytes", "refused", c_bind_zero_len, 0,
+     "mwin: EINVAL in the ioctl");
+CASE(key_guess, "all 255 other key bytes against a live window",
+     "all 255 REM_ACCESS_ERR", c_key_guess, 0,
+     "one guess per connection: a failed access kills it; guesses through the owner's connection (the only one the right key works on), 4 threads");
+CASE(key_sequence, "key bytes of 8 successive rebinds",
+     "consumer's choice (Type 2); HCA's (Type 1)", c_key_sequence,
+     F_T1 | F_INFO,
+     "rdma-core's ibv_bind_mw() on rxe takes key + 1 (predictable); mwin draws random bytes never repeated by one MR (mwin_keys)");
+
+/* ------------------------------------------------------ running them */
+
+static int run_side(const struct ccase *c, int kind, enum ibv_mw_type type,
+		    char *out, size_t outlen)
+{
+	struct side s;
+	struct res r = { .verdict = V_OK };
+	int e = side_open(&s, kind, type);
+
+	if (e) {
+		snprintf(out, outlen, "setup failed: %s %s", rname(e), s.err);
+		side_close(&s);
+		return V_SETUP;
+	}
+	c->fn(&s, &r);
+	side_close(&s);
+	snprintf(out, outlen, "%s", r.text);
+	if ((c->flags & F_INFO) && r.verdict == V_OK)
+		return V_INFO;
+	return r.verdict;
+}
+
+static int case_index(const struct ccase *c);
+
+TEST_F_TIMEOUT(conf, run, 240)
+{
+	const struct ccase *c = variant->c;
+	int idx = case_index(c);
+	struct row *row;
+	int64_t t0 = mwcore_now_ms();
+
+	ASSERT_NE(NULL, rows);
+	ASSERT_LE(0, idx);
+	row = &rows[idx];
+	memset(row, 0, sizeof(*row));
+
+	row->vm = run_side(c, SIDE_MWIN, 0, row->mwin, sizeof(row->mwin));
+	TH_LOG("mwin: %s", row->mwin);
+	if (c->flags & F_CORE_CRASH) {
+		row->vc = V_NOTRUN;
+		snprintf(row->core, sizeof(row->core),
+			 "not run here: oopses rxe (own boot)");
+	} else {
+		row->vc = run_side(c, SIDE_CORE, IBV_MW_TYPE_2, row->core,
+				   sizeof(row->core));
+		TH_LOG("rdma-core MW (Type 2): %s", row->core);
+		if (c->flags & F_T1) {
+			row->v1 = run_side(c, SIDE_CORE, IBV_MW_TYPE_1, row->t1,
+					   sizeof(row->t1));
+			TH_LOG("rdma-core MW (Type 1): %s", row->t1);
+		}
+	}
+	row->secs = (mwcore_now_ms() - t0) / 1000.0;
+	row->ran = true;
+	EXPECT_TRUE(row->vm == V_OK || row->vm == V_DOC || row->vm == V_INFO);
+}
+
+/* --------------------------------------------------------- the table */
+
+static const char *vmark(int v)
+{
+	switch (v) {
+	case V_OK: return "= ";
+	case V_DOC: return "~ ";
+	case V_DIFF: return "! ";
+	case V_SETUP: return "? ";
+	default: return "";
+	}
+}
+
+static const char *vword(int v)
+{
+	switch (v) {
+	case V_OK: return "as-IB";
+	case V_DOC: return "documented";
+	case V_DIFF: return "DIFFERS";
+	case V_INFO: return "info";
+	case V_SETUP: return "setup-failed";
+	default: return "not-run";
+	}
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+FIXTURE(table) {
+	int unused;
+};
+FIXTURE_SETUP(table) { }
+FIXTURE_TEARDOWN(table) { }
+
+static int case_index(const struct ccase *c)
+{
+	struct __fixture_variant_metadata *v;
+	int i = 0;
+
+	for (v = _conf_fixture_object.variant; v; v = v->next, i++)
+		if (((const FIXTURE_VARIANT(conf) *)v->data)->c == c)
+			return i < MAX_CASES ? i : -1;
+	return -1;
+}
+
+TEST_F(table, print)
+{
+	struct __fixture_variant_metadata *v;
+	struct stat st;
+	FILE *md = NULL, *csv = NULL;
+	int i = 0, diffs = 0, missing = 0;
+
+	ASSERT_NE(NULL, rows);
+	if (!stat(OUT_DIR, &st) && S_ISDIR(st.st_mode)) {
+		md = fopen(OUT_DIR "/conformance.md", "w");
+		csv = fopen(OUT_DIR "/conformance.csv", "w");
+	}
+	if (md) {
+		fprintf(md, "| # | case | expected IB | mwin | rdma-core MW | note |\n");
+		fprintf(md, "|---|------|-------------|------|--------------|------|\n");
+	}
+	if (csv)
+		fprintf(csv, "n,id,case,expected,mwin_verdict,mwin,core_verdict,core,t1,note,seconds\n");
+	printf("# | # | case | expected IB | mwin | rdma-core MW | note |\n");
+	for (v = _conf_fixture_object.variant; v; v = v->next, i++) {
+		const struct ccase *c = ((const FIXTURE_VARIANT(conf) *)v->data)->c;
+		struct row *row = &rows[i];
+		char core[900];
+
+		if (i >= MAX_CASES)
+			break;
+		if (!row->ran) {
+			missing++;
+			snprintf(row->mwin, sizeof(row->mwin), "did not finish");
+			row->vm = V_DIFF;
+		}
+		if (row->vm == V_DIFF || row->vm == V_SETUP)
+			diffs++;
+		if (row->t1[0])
+			snprintf(core, sizeof(core), "%sT2B: %s · T1: %s",
+				 vmark(row->vc), row->core, row->t1);
+		else
+			snprintf(core, sizeof(core), "%s%s", vmark(row->vc),
+				 row->core);
+		printf("# | %d | %s | %s | %s%s | %s | %s |\n", i + 1, c->title,
+		       c->expect, vmark(row->vm), row->mwin, core,
+		       c->note ? c->note : "");
+		if (md)
+			fprintf(md, "| %d | %s | %s | %s%s | %s | %s |\n", i + 1,
+				c->title, c->expect, vmark(row->vm), row->mwin,
+				core, c->note ? c->note : "");
+		if (csv) {
+			fprintf(csv, "%d,%s,", i + 1, v->name);
+			csv_field(csv, c->title);
+			fputc(',', csv);
+			csv_field(csv, c->expect);
+			fprintf(csv, ",%s,", vword(row->vm));
+			csv_field(csv, row->mwin);
+			fprintf(csv, ",%s,", vword(row->vc));
+			csv_field(csv, row->core);
+			fputc(',', csv);
+			csv_field(csv, row->t1);
+			fputc(',', csv);
+			csv_field(csv, c->note ? c->note : "");
+			fprintf(csv, ",%.1f\n", row->secs);
+		}
+	}
+	printf("# legend: '= ' as expected by IB, '~ ' differs as mwin documents (stricter), '! ' differs, '? ' could not be set up\n");
+	if (md) {
+		fprintf(md, "\nLegend: `=` as expected by IB, `~` differs as mwin documents (stricter), `!` differs, `?` could not be set up.\n");
+		fclose(md);
+	}
+	if (csv)
+		fclose(csv);
+	fflush(stdout);
+	TH_LOG("%d cases, %d mwin results differ from IB, %d did not finish",
+	       i, diffs, missing);
+	EXPECT_EQ(0, diffs);
+}
+
+TEST_HARNESS_MAIN

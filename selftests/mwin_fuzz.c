@@ -1,0 +1,1012 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Random ioctl sequences against /dev/mwin from several threads, for
+ * MWIN_FUZZ_SECONDS (default 60), while peers run traffic through the
+ * windows they are granted.
+ *
+ *  - NFUZZ threads, each with its own file descriptor (reopened now and
+ *    then, which destroys its MWIN_CREATE_FD_OWNED objects), call every
+ *    command with mostly valid arguments drawn from shared pools of
+ *    region and window ids and the traffic peers' ids, and sometimes bad
+ *    ones: wrong sizes, unknown flags, reserved fields, bad pointers,
+ *    random command numbers and random bytes. Region sizes stay small
+ *    (the guest has 2 GiB, the module allows 4 GiB). mmap, munmap and
+ *    monitor reads are mixed in.
+ *  - NTRAFFIC peer threads each keep one mwpeer connected (reconnecting
+ *    when a window vanished under an access), take its messages, and
+ *    READ, WRITE and fetch-and-add through whatever is granted, within
+ *    the grant's range and rights. Now and then a peer probes an rkey
+ *    whose revoke message it received less than half a second ago: that
+ *    access must fail (a revoke is sent only after the rkey is dead).
+ *
+ * Afterwards: every listed object is consistent with the others (GET by
+ * id works, windows lie in their regions, counts agree, MWIN_INFO agrees),
+ * everything is destroyed, the counts return to where they started, and
+ * a fresh window is granted and read through. /proc/meminfo (Slab,
+ * SUnreclaim, MemFree) before and after is logged.
+ *
+ * MWIN_FUZZ_SECONDS: duration; MWIN_FUZZ_TRAFFIC=0: the peers stay
+ * connected (windows are granted to them) but send nothing.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "mwin_test.h"
+
+#define NFUZZ		4
+#define NTRAFFIC	2
+#define POOL		32
+#define WPOOL		256
+#define MAX_REGION	(256 * 1024)
+#define DEFAULT_SECS	60
+
+enum {
+	OP_REGION_CREATE, OP_REGION_DESTROY, OP_REGION_GET, OP_MMAP,
+	OP_WINDOW_CREATE, OP_WINDOW_REBIND, OP_WINDOW_INVALIDATE,
+	OP_WINDOW_DESTROY, OP_WINDOW_GET, OP_PEER_GET, OP_PEER_DISCONNECT,
+	OP_INFO, OP_MONITOR, OP_RAW, OP_REOPEN, NOPS
+};
+
+static const char *op_name[NOPS] = {
+	"region_create", "region_destroy", "region_get", "mmap",
+	"window_create", "window_rebind", "window_invalidate",
+	"window_destroy", "window_get", "peer_get", "peer_disconnect",
+	"info", "monitor", "raw", "reopen",
+};
+
+/* weights of the operations, out of their sum */
+static const int op_weight[NOPS] = {
+	8, 4, 4, 3, 20, 22, 8, 8, 6, 4, 1, 3, 2, 10, 1,
+};
+
+/* errnos counted per operation: 0 and these; anything else is "other" */
+static const int errs[] = {
+	0, ENOENT, EINVAL, ERANGE, EBUSY, E2BIG, ENOTCONN, ENOSPC, EFAULT,
+	ENOTTY, EIO, ETIMEDOUT, ENOMEM, EOPNOTSUPP, EAGAIN,
+};
+#define NERRS (sizeof(errs) / sizeof(errs[0]))
+
+struct shared {
+	double deadline;
+	int stop;
+	uint32_t regions[POOL];
+	uint64_t rlen[POOL];
+	uint32_t windows[WPOOL];
+	uint32_t peers[NTRAFFIC];
+	/* results */
+	unsigned long count[NOPS][NERRS + 1];
+	unsigned long traffic_ok, traffic_fail, reconnects, probes;
+	unsigned long violations;
+	char first[256];
+	pthread_mutex_t lock;
+};
+
+static struct shared *sh;
+
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void tally(int op, int ret)
+{
+	unsigned int i;
+
+	for (i = 0; i < NERRS; i++)
+		if (errs[i] == -ret)
+			break;
+	__atomic_add_fetch(&sh->count[op][i], 1, __ATOMIC_RELAXED);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void violation(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&sh->lock);
+	if (!sh->violations++) {
+		va_start(ap, fmt);
+		vsnprintf(sh->first, sizeof(sh->first), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* ---------------------------------------------------------- fuzzers */
+
+struct fuzzer {
+	int t;
+	int fd;
+	int mon;
+	unsigned int seed;
+};
+
+static unsigned int rnd(struct fuzzer *f, unsigned int n)
+{
+	return n ? rand_r(&f->seed) % n : 0;
+}
+
+static uint64_t rnd64(struct fuzzer *f)
+{
+	return ((uint64_t)rand_r(&f->seed) << 33) ^
+	       ((uint64_t)rand_r(&f->seed) << 11) ^ rand_r(&f->seed);
+}
+
+static uint32_t pick_region(struct fuzzer *f, uint64_t *len)
+{
+	unsigned int r = rnd(f, 20), i = rnd(f, POOL);
+
+	*len = MAX_REGION;
+	if (r == 0)
+		return rnd(f, 100);
+	if (r == 1)
+		return (uint32_t)rnd64(f);
+	*len = LOAD(sh->rlen[i]);
+	return LOAD(sh->regions[i]);
+}
+
+static uint32_t pick_window(struct fuzzer *f)
+{
+	unsigned int r = rnd(f, 20);
+
+	if (r == 0)
+		return rnd(f, 1000);
+	if (r == 1)
+		return (uint32_t)rnd64(f);
+	return LOAD(sh->windows[rnd(f, WPOOL)]);
+}
+
+static uint32_t pick_peer(struct fuzzer *f)
+{
+	unsigned int r = rnd(f, 20);
+
+	if (r == 0)
+		return rnd(f, 50);
+	if (r == 1)
+		return 0;
+	return LOAD(sh->peers[rnd(f, NTRAFFIC)]);
+}
+
+static void pool_put(uint32_t *pool, unsigned int n, uint32_t id,
+		     struct fuzzer *f)
+{
+	unsigned int i, start = rnd(f, n);
+
+	for (i = 0; i < n; i++) {
+		uint32_t zero = 0;
+
+		if (__atomic_compare_exchange_n(&pool[(start + i) % n], &zero,
+						id, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+	/* full: replace a random one (it stays alive, unreferenced) */
+	STORE(pool[start], id);
+}
+
+static void pool_drop(uint32_t *pool, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; id && i < n; i++) {
+		uint32_t want = id;
+
+		__atomic_compare_exchange_n(&pool[i], &want, 0, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+}
+
+static unsigned int pool_count(uint32_t *pool, unsigned int n)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += LOAD(pool[i]) != 0;
+	return c;
+}
+
+/*
+ * Call @cmd with @arg (of @size bytes), or, sometimes, with something
+ * wrong about it: its size field, a flag, the tail past the struct, or
+ * the pointer itself. No bit flips unless @flips: a flipped bit could make
+ * a region gigabytes long, or a devs pointer point into this stack.
+ * Returns 0 or -errno.
+ */
+static int call(struct fuzzer *f, unsigned long cmd, void *arg, size_t size,
+		bool flips)
+{
+	uint8_t buf[512] __attribute__((aligned(8)));
+	uint32_t *hdr = (uint32_t *)buf;
+	int r = rnd(f, 100);
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, arg, size);
+	if (r < 88) {
+		/* as it is */
+	} else if (r < 90) {
+		hdr[0] = rnd(f, 2) ? rnd(f, 8) : (uint32_t)size - 4;
+	} else if (r < 92) {
+		hdr[0] = size + 8 + rnd(f, 64);	/* newer caller, zero tail */
+	} else if (r < 94) {
+		hdr[0] = size + 8;
+		buf[size + rnd(f, 8)] = 1;	/* newer caller, junk tail */
+	} else if (r < 96) {
+		hdr[1] |= 1U << rnd(f, 32);	/* an unknown flag, perhaps */
+	} else if (r < 98) {
+		if (flips)			/* one bit */
+			buf[rnd(f, size)] ^= 1 << rnd(f, 8);
+	} else {
+		return ioctl(f->fd, cmd, rnd(f, 2) ? NULL : (void *)16) ?
+		       -errno : 0;
+	}
+	if (ioctl(f->fd, cmd, buf))
+		return -errno;
+	memcpy(arg, buf, size);
+	return 0;
+}
+
+static int op_region_create(struct fuzzer *f)
+{
+	struct mwin_region_create a = { .size = sizeof(a) };
+	unsigned int r = rnd(f, 100);
+	int ret;
+
+	if (pool_count(sh->regions, POOL) >= POOL - 4)
+		return -EAGAIN;		/* counted, not called */
+	a.length = r < 90 ? 1 + rnd(f, MAX_REGION) :
+		   r < 95 ? 0 : (5ULL << 30) + rnd64(f) % (1ULL << 40);
+	r = rnd(f, 100);
+	a.flags = r < 70 ? 0 : r < 95 ? MWIN_CREATE_FD_OWNED : rnd(f, 16);
+	ret = call(f, MWIN_REGION_CREATE, &a, sizeof(a), false);
+	if (!ret && a.id) {
+		unsigned int i;
+
+		for (i = 0; i < POOL; i++) {
+			uint32_t zero = 0;
+
+			if (__atomic_compare_exchange_n(&sh->regions[i], &zero,
+							a.id, false,
+							__ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST)) {
+				STORE(sh->rlen[i], (a.length + 4095) & ~4095ULL);
+				break;
+			}
+		}
+	}
+	return ret;
+}
+
+static int op_region_destroy(struct fuzzer *f)
+{
+	struct mwin_destroy a = { .size = sizeof(a) };
+	unsigned int r = rnd(f, 100);
+	uint64_t len;
+	int ret;
+
+	a.id = pick_region(f, &len);
+	a.flags = r < 50 ? MWIN_REGION_DESTROY_FORCE : r < 97 ? 0 : rnd(f, 8);
+	ret = call(f, MWIN_REGION_DESTROY, &a, sizeof(a), true);
+	if (!ret || ret == -ENOENT)
+		pool_drop(sh->regions, POOL, a.id);
+	return ret;
+}
+
+static int op_region_get(struct fuzzer *f)
+{
+	struct mwin_region_info a = { .size = sizeof(a) };
+	uint64_t len;
+
+	uint32_t id;
+	int ret;
+
+	a.id = id = rnd(f, 4) ? pick_region(f, &len) : 0;
+	a.flags = rnd(f, 3) ? 0 : MWIN_GET_NEXT;
+	ret = call(f, MWIN_REGION_GET, &a, sizeof(a), true);
+	if (ret == -ENOENT && !a.flags)
+		pool_drop(sh->regions, POOL, id);	/* destroyed meanwhile */
+	return ret;
+}
+
+static int op_mmap(struct fuzzer *f)
+{
+	uint64_t len, off;
+	uint32_t id = pick_region(f, &len);
+	size_t maplen;
+	void *p;
+
+	off = (uint64_t)rnd(f, (len >> 12) + 2) << 12;
+	maplen = (size_t)(rnd(f, (len >> 12) + 2) + (rnd(f, 8) ? 1 : 0)) << 12;
+	p = mmap(NULL, maplen ? maplen : 4096, PROT_READ | PROT_WRITE,
+		 rnd(f, 20) ? MAP_SHARED : MAP_PRIVATE, f->fd,
+		 ((uint64_t)id << 32) + off);
+	if (p == MAP_FAILED) {
+		if (errno == ENOENT)
+			pool_drop(sh->regions, POOL, id);
+		return -errno;
+	}
+	((volatile uint8_t *)p)[0]++;
+	munmap(p, maplen ? maplen : 4096);
+	return 0;
+}
+
+static void random_range(struct fuzzer *f, uint64_t rlen, __u64 *off,
+			 __u64 *len)
+{
+	unsigned int r = rnd(f, 100);
+
+	if (!rlen)
+		rlen = MAX_REGION;
+	if (r < 85) {
+		*len = 1 + rnd(f, rnd(f, 4) ? 8192 : (unsigned int)rlen);
+		if (*len > rlen)
+			*len = rlen;
+		*off = rnd(f, (unsigned int)(rlen - *len + 1));
+	} else if (r < 95) {
+		*len = 1 + rnd(f, 8192);
+		*off = rlen - rnd(f, (unsigned int)*len);	/* crosses the end */
+	} else {
+		*len = rnd(f, 2) ? 0 : rnd64(f);
+		*off = rnd64(f);
+	}
+}
+
+static uint32_t random_access(struct fuzzer *f)
+{
+	unsigned int r = rnd(f, 100);
+
+	return r < 90 ? 1 + rnd(f, 7) : r < 95 ? 0 : rnd(f, 256);
+}
+
+static int op_window_create(struct fuzzer *f)
+{
+	struct mwin_window_bind a = { .size = sizeof(a) };
+	unsigned int r = rnd(f, 100);
+	uint64_t rlen;
+	int ret;
+
+	if (pool_count(sh->windows, WPOOL) >= WPOOL - 8)
+		return -EAGAIN;
+	a.region = pick_region(f, &rlen);
+	a.peer = pick_peer(f);
+	random_range(f, rlen, &a.offset, &a.length);
+	a.access = random_access(f);
+	a.flags = r < 40 ? 0 : r < 85 ? MWIN_WINDOW_OVERLAP :
+		  r < 97 ? MWIN_WINDOW_OVERLAP | MWIN_CREATE_FD_OWNED :
+		  rnd(f, 8);
+	ret = call(f, MWIN_WINDOW_CREATE, &a, sizeof(a), true);
+	if (!ret && a.id)
+		pool_put(sh->windows, WPOOL, a.id, f);
+	return ret;
+}
+
+static int op_window_rebind(struct fuzzer *f)
+{
+	struct mwin_window_bind a = { .size = sizeof(a) };
+	struct mwin_window_info wi;
+	uint64_t rlen = MAX_REGION;
+	struct mwin_region_info ri;
+	unsigned int r = rnd(f, 100);
+
+	a.id = pick_window(f);
+	if (mwin_window_get(f->fd, a.id, 0, &wi) == -ENOENT)
+		pool_drop(sh->windows, WPOOL, a.id);
+	else if (!mwin_region_get(f->fd, wi.region, 0, &ri))
+		rlen = ri.length;
+	a.peer = rnd(f, 2) ? 0 : pick_peer(f);
+	random_range(f, rlen, &a.offset, &a.length);
+	a.access = random_access(f);
+	a.flags = r < 50 ? 0 : r < 97 ? MWIN_WINDOW_OVERLAP : rnd(f, 8);
+	if (rnd(f, 50) == 0)
+		a.region = 1 + rnd(f, 10);	/* must be 0 */
+	return call(f, MWIN_WINDOW_REBIND, &a, sizeof(a), true);
+}
+
+static int op_destroy(struct fuzzer *f, unsigned long cmd, uint32_t id)
+{
+	struct mwin_destroy a = { .size = sizeof(a), .id = id };
+
+	if (rnd(f, 30) == 0)
+		a.flags = 1 + rnd(f, 7);
+	if (rnd(f, 30) == 0)
+		a.__reserved = 1;
+	return call(f, cmd, &a, sizeof(a), true);
+}
+
+static int op_window_get(struct fuzzer *f)
+{
+	struct mwin_window_info a = { .size = sizeof(a) };
+
+	uint32_t id;
+	int ret;
+
+	a.id = id = rnd(f, 4) ? pick_window(f) : 0;
+	a.flags = rnd(f, 3) ? 0 : MWIN_GET_NEXT;
+	ret = call(f, MWIN_WINDOW_GET, &a, sizeof(a), true);
+	if (ret == -ENOENT && !a.flags)
+		pool_drop(sh->windows, WPOOL, id);
+	return ret;
+}
+
+static int op_peer_get(struct fuzzer *f)
+{
+	struct mwin_peer_info a = { .size = sizeof(a) };
+
+	a.id = rnd(f, 2) ? pick_peer(f) : 0;
+	a.flags = rnd(f, 2) ? 0 : MWIN_GET_NEXT;
+	return call(f, MWIN_PEER_GET, &a, sizeof(a), true);
+}
+
+static int op_info(struct fuzzer *f)
+{
+	struct mwin_dev_info devs[4];
+	struct mwin_info a = { .size = sizeof(a) };
+	unsigned int r = rnd(f, 4);
+
+	a.nr_devs = rnd(f, 5);
+	a.dev_info_size = sizeof(devs[0]);
+	if (r == 0) {
+		a.devs = 0;
+		a.nr_devs = (uint32_t)rnd64(f);
+	} else if (r == 1) {
+		a.devs = rnd(f, 2) ? 8 : 0xffff888000000000ULL;
+	} else {
+		a.devs = (uintptr_t)devs;
+		if (r == 3)		/* an older, smaller entry */
+			a.dev_info_size = rnd(f, sizeof(devs[0]) + 1);
+	}
+	return call(f, MWIN_INFO, &a, sizeof(a), false);
+}
+
+static int op_monitor(struct fuzzer *f)
+{
+	struct mwin_event ev[8];
+	struct mwin_monitor m = { .size = sizeof(m) };
+	size_t sz[] = { 0, 1, sizeof(ev[0]) - 1, sizeof(ev[0]), sizeof(ev) };
+	ssize_t n;
+
+	if (f->mon < 0) {
+		f->mon = open(MWIN_DEV_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (f->mon < 0)
+			return -errno;
+		if (rnd(f, 4) && ioctl(f->mon, MWIN_MONITOR, &m))
+			return -errno;
+	}
+	n = read(f->mon, ev, sz[rnd(f, 5)]);
+	if (rnd(f, 50) == 0) {
+		close(f->mon);
+		f->mon = -1;
+	}
+	return n < 0 ? -errno : 0;
+}
+
+/* A random command number, direction and size; random bytes or pointer. */
+static int op_raw(struct fuzzer *f)
+{
+	uint8_t buf[512] __attribute__((aligned(8)));
+	unsigned int nr = rnd(f, 10) ? rnd(f, 0x20) : rnd(f, 256);
+	unsigned int size = rnd(f, 4) ? rnd(f, 200) : rnd(f, 0x4000);
+	unsigned long cmd = _IOC(rnd(f, 4), rnd(f, 20) ? MWIN_IOCTL_MAGIC :
+				 rnd(f, 256), nr, size & 0x3fff);
+	uint32_t *w = (uint32_t *)buf;
+	unsigned int i;
+	void *arg = buf;
+
+	for (i = 0; i < sizeof(buf) / 4; i++)
+		w[i] = rnd(f, 3) ? (uint32_t)rnd64(f) : 0;
+	/* a plausible size field most of the time */
+	if (rnd(f, 4))
+		w[0] = rnd(f, 2) ? 8 * (1 + rnd(f, 30)) : rnd(f, 512);
+	/* never a valid region length: a random one could be gigabytes */
+	if (nr == MWIN_CMD_REGION_CREATE) {
+		w[2] = 0;
+		w[3] = rnd(f, 2) ? 0 : 0x100;
+	}
+	/* ids mostly from the pools, so that calls get past the lookup */
+	if (rnd(f, 2)) {
+		uint64_t len;
+
+		w[2] = nr == MWIN_CMD_REGION_CREATE ? 0 :
+		       rnd(f, 2) ? pick_window(f) : pick_region(f, &len);
+	}
+	/* MWIN_INFO: devs (bytes 56..63) never points into this process */
+	if (nr == MWIN_CMD_INFO && w[15] < 0xffff8000U)
+		w[14] = w[15] = 0;
+	if (rnd(f, 10) == 0)
+		arg = rnd(f, 2) ? NULL : (void *)(uintptr_t)(0xffff888000000000ULL +
+							   rnd64(f) % (1 << 30));
+	if (ioctl(f->fd, cmd, arg))
+		return -errno;
+	return 0;
+}
+
+static int op_peer_disconnect(struct fuzzer *f)
+{
+	static int64_t last;
+	int64_t now = (int64_t)now_s();
+	uint32_t id = 100000 + rnd(f, 1000);	/* most of the time: none */
+
+	/* a traffic peer at most every 3 s, so that traffic gets going */
+	if (now - LOAD(last) >= 3) {
+		STORE(last, now);
+		id = pick_peer(f);
+	}
+	return op_destroy(f, MWIN_PEER_DISCONNECT, id);
+}
+
+static void *fuzz_thread(void *arg)
+{
+	struct fuzzer *f = arg;
+	int total = 0, i;
+
+	for (i = 0; i < NOPS; i++)
+		total += op_weight[i];
+	while (now_s() < sh->deadline && !LOAD(sh->stop)) {
+		int pick = rnd(f, total), op, ret;
+
+		for (op = 0; pick >= op_weight[op]; op++)
+			pick -= op_weight[op];
+		switch (op) {
+		case OP_REGION_CREATE: ret = op_region_create(f); break;
+		case OP_REGION_DESTROY: ret = op_region_destroy(f); break;
+		case OP_REGION_GET: ret = op_region_get(f); break;
+		case OP_MMAP: ret = op_mmap(f); break;
+		case OP_WINDOW_CREATE: ret = op_window_create(f); break;
+		case OP_WINDOW_REBIND: ret = op_window_rebind(f); break;
+		case OP_WINDOW_INVALIDATE:
+			ret = op_destroy(f, MWIN_WINDOW_INVALIDATE, pick_window(f));
+			break;
+		case OP_WINDOW_DESTROY: {
+			uint32_t id = pick_window(f);
+
+			ret = op_destroy(f, MWIN_WINDOW_DESTROY, id);
+			if (!ret || ret == -ENOENT)
+				pool_drop(sh->windows, WPOOL, id);
+			break;
+		}
+		case OP_WINDOW_GET: ret = op_window_get(f); break;
+		case OP_PEER_GET: ret = op_peer_get(f); break;
+		case OP_PEER_DISCONNECT: ret = op_peer_disconnect(f); break;
+		case OP_INFO: ret = op_info(f); break;
+		case OP_MONITOR: ret = op_monitor(f); break;
+		case OP_RAW: ret = op_raw(f); break;
+		default:
+			/* close: this fd's FD_OWNED objects go with it */
+			close(f->fd);
+			f->fd = mwin_open();
+			ret = f->fd < 0 ? f->fd : 0;
+			if (f->fd < 0) {
+				violation("cannot reopen %s: %s", MWIN_DEV_PATH,
+					  strerror(-ret));
+				return NULL;
+			}
+			break;
+		}
+		tally(op, ret);
+	}
+	return NULL;
+}
+
+/* ----------------------------------------------------------- traffic */
+
+struct traffic {
+	int t;
+	int fd;
+	bool access;		/* MWIN_FUZZ_TRAFFIC=0: connected, idle */
+	unsigned int seed;
+	struct mwpeer *p;
+	/* grants as last seen, to know the range of a revoked rkey */
+	struct mwpeer_msg seen[WPOOL];
+	size_t nseen;
+	struct { uint32_t rkey; uint64_t iova; double at; } revoked[16];
+	unsigned int nrev;
+};
+
+static int traffic_connect(struct traffic *tr)
+{
+	struct mwin_peer_info pi;
+	uint32_t old = tr->p ? mwpeer_id(tr->p) : 0;
+	int k, r;
+
+	for (k = 0; old && k < 5000; k++) {
+		if (mwin_peer_get(tr->fd, old, 0, &pi) == -ENOENT)
+			break;
+		usleep(1000);
+	}
+	if (tr->p) {
+		r = mwpeer_reconnect(tr->p);
+	} else {
+		tr->p = mwpeer_connect(test_host(), 0, NULL, TEST_TIMEOUT_MS, &r);
+		if (!tr->p && !r)
+			r = -ECONNREFUSED;
+	}
+	if (r)
+		return r;
+	mwpeer_set_timeout(tr->p, 5000);
+	for (k = 0; k < 5000; k++) {
+		if (!mwin_peer_get(tr->fd, mwpeer_id(tr->p), 0, &pi) &&
+		    pi.state == MWIN_PEER_CONNECTED)
+			break;
+		usleep(1000);
+	}
+	tr->nseen = 0;
+	tr->nrev = 0;
+	STORE(sh->peers[tr->t], mwpeer_id(tr->p));
+	return 0;
+}
+
+/* Take the messages; remember what revokes kill. */
+static void traffic_messages(struct traffic *tr)
+{
+	struct mwpeer_msg m;
+	size_t i;
+
+	while (!mwpeer_next_msg(tr->p, &m, 0)) {
+		if (m.type != MWIN_WIRE_REVOKE)
+			continue;
+		for (i = 0; i < tr->nseen; i++) {
+			if (tr->seen[i].rkey != m.rkey)
+				continue;
+			tr->revoked[tr->nrev % 16].rkey = m.rkey;
+			tr->revoked[tr->nrev % 16].iova = tr->seen[i].iova;
+			tr->revoked[tr->nrev % 16].at = now_s();
+			tr->nrev++;
+			break;
+		}
+	}
+	tr->nseen = mwpeer_grants(tr->p, tr->seen, WPOOL);
+	if (tr->nseen > WPOOL)
+		tr->nseen = WPOOL;
+}
+
+static void *traffic_thread(void *arg)
+{
+	struct traffic *tr = arg;
+	unsigned long n = 0;
+
+	if (traffic_connect(tr)) {
+		violation("traffic peer %d cannot connect", tr->t);
+		return NULL;
+	}
+	while (!LOAD(sh->stop)) {
+		struct mwpeer_msg g;
+		uint64_t at, old;
+		size_t i;
+		int st, kind;
+
+		if (mwpeer_state(tr->p) != MWPEER_CONNECTED ||
+		    mwpeer_qp_error(tr->p)) {
+			__atomic_add_fetch(&sh->reconnects, 1, __ATOMIC_RELAXED);
+			if (traffic_connect(tr)) {
+				usleep(100000);
+				continue;
+			}
+		}
+		traffic_messages(tr);
+		n++;
+		/* a probe: an rkey revoked less than 0.5 s ago must be dead */
+		if (n % 32 == 0 && tr->nrev) {
+			unsigned int k = (tr->nrev - 1) % 16;
+			bool current = false;
+
+			for (i = 0; i < tr->nseen; i++)
+				current |= tr->seen[i].rkey == tr->revoked[k].rkey;
+			if (!current && now_s() - tr->revoked[k].at < 0.5) {
+				st = mwpeer_read(tr->p, tr->revoked[k].rkey,
+						 tr->revoked[k].iova, NULL, 1);
+				__atomic_add_fetch(&sh->probes, 1, __ATOMIC_RELAXED);
+				if (st == IBV_WC_SUCCESS)
+					violation("peer %u: rkey 0x%x worked after its revoke message",
+						  mwpeer_id(tr->p),
+						  tr->revoked[k].rkey);
+				tr->nrev = 0;
+				continue;
+			}
+		}
+		if (!tr->nseen || !tr->access) {
+			mwpeer_poll(tr->p, 5);
+			continue;
+		}
+		g = tr->seen[rand_r(&tr->seed) % tr->nseen];
+		at = g.iova + rand_r(&tr->seed) % g.length;
+		kind = rand_r(&tr->seed) % 3;
+		if (kind == 2 && !(g.access & MWIN_ACCESS_ATOMIC))
+			kind = 0;
+		if (kind == 0 && !(g.access & MWIN_ACCESS_READ))
+			kind = 1;
+		if (kind == 1 && !(g.access & MWIN_ACCESS_WRITE))
+			kind = g.access & MWIN_ACCESS_READ ? 0 : 2;
+		if (kind == 2) {
+			at = (at + 7) & ~7ULL;
+			if (at + 8 > g.iova + g.length)
+				continue;
+			st = mwpeer_fadd(tr->p, g.rkey, at, 1, &old);
+		} else {
+			size_t len = 1 + rand_r(&tr->seed) % 64;
+
+			if (at + len > g.iova + g.length)
+				len = g.iova + g.length - at;
+			st = kind ? mwpeer_write(tr->p, g.rkey, at, NULL, len) :
+				    mwpeer_read(tr->p, g.rkey, at, NULL, len);
+		}
+		if (st == IBV_WC_SUCCESS)
+			__atomic_add_fetch(&sh->traffic_ok, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&sh->traffic_fail, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ checks */
+
+static void meminfo(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long kb;
+		char key[32];
+
+		if (sscanf(line, "%31[^:]: %lu", key, &kb) != 2)
+			continue;
+		if (!strcmp(key, "MemFree") || !strcmp(key, "Slab") ||
+		    !strcmp(key, "SReclaimable") || !strcmp(key, "SUnreclaim"))
+			n += snprintf(out + n, len - n, "%s %lu kB ", key, kb);
+		if (n >= len)
+			break;
+	}
+	fclose(f);
+}
+
+FIXTURE(fuzz)
+{
+	int fd;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	close(self->fd);
+}
+
+static double fuzz_seconds(void)
+{
+	const char *env = getenv("MWIN_FUZZ_SECONDS");
+	double s = env ? atof(env) : DEFAULT_SECS;
+
+	return s > 0 ? s : DEFAULT_SECS;
+}
+
+TEST_F_TIMEOUT(fuzz, random_ioctls, DEFAULT_SECS + 120)
+{
+	struct fuzzer fz[NFUZZ];
+	struct traffic tr[NTRAFFIC];
+	pthread_t ft[NFUZZ], tt[NTRAFFIC];
+	struct mwin_info before, after;
+	struct mwin_window_info wi;
+	struct mwin_region_info ri;
+	struct mwin_peer_info pi;
+	char mem_before[256], mem_after[256];
+	unsigned int nw = 0, nr = 0, np = 0, bad = 0;
+	uint64_t bytes = 0;
+	double secs = fuzz_seconds(), t0;
+	int i, j;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	pthread_mutex_init(&sh->lock, NULL);
+	meminfo(mem_before, sizeof(mem_before));
+	TH_LOG("meminfo before: %s", mem_before);
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+
+	t0 = now_s();
+	sh->deadline = t0 + secs;
+	for (i = 0; i < NTRAFFIC; i++) {
+		tr[i] = (struct traffic){ .t = i, .fd = self->fd,
+			.access = !getenv("MWIN_FUZZ_TRAFFIC") ||
+				  atoi(getenv("MWIN_FUZZ_TRAFFIC")),
+			.seed = (unsigned int)time(NULL) + 17 * i };
+		ASSERT_EQ(0, pthread_create(&tt[i], NULL, traffic_thread, &tr[i]));
+	}
+	/* the fuzzers start once the traffic peers are there */
+	for (i = 0; i < 5000 && !(LOAD(sh->peers[0]) && LOAD(sh->peers[NTRAFFIC - 1])); i++)
+		usleep(1000);
+	for (i = 0; i < NFUZZ; i++) {
+		fz[i] = (struct fuzzer){ .t = i, .mon = -1,
+			.seed = (unsigned int)time(NULL) * 31 + i };
+		fz[i].fd = mwin_open();
+		ASSERT_LE(0, fz[i].fd);
+		ASSERT_EQ(0, pthread_create(&ft[i], NULL, fuzz_thread, &fz[i]));
+	}
+	for (i = 0; i < NFUZZ; i++)
+		pthread_join(ft[i], NULL);
+	STORE(sh->stop, 1);
+	for (i = 0; i < NTRAFFIC; i++)
+		pthread_join(tt[i], NULL);
+	TH_LOG("%.1f s of fuzzing", now_s() - t0);
+
+	for (i = 0; i < NOPS; i++) {
+		char line[512];
+		size_t n = 0;
+		unsigned long tot = 0;
+
+		for (j = 0; j <= (int)NERRS; j++)
+			tot += sh->count[i][j];
+		n += snprintf(line + n, sizeof(line) - n, "%-17s %6lu:", op_name[i], tot);
+		for (j = 0; j <= (int)NERRS; j++) {
+			if (!sh->count[i][j])
+				continue;
+			n += snprintf(line + n, sizeof(line) - n, " %s %lu",
+				      j == NERRS ? "other" : j == 0 ? "ok" :
+				      strerrorname_np(errs[j]), sh->count[i][j]);
+			if (n >= sizeof(line))
+				break;
+		}
+		TH_LOG("%s", line);
+	}
+	TH_LOG("traffic: %lu accesses OK, %lu failed (windows revoked under them), %lu reconnects, %lu probes of revoked rkeys",
+	       sh->traffic_ok, sh->traffic_fail, sh->reconnects, sh->probes);
+	if (sh->violations)
+		TH_LOG("%lu violations, first: %s", sh->violations, sh->first);
+	EXPECT_EQ(0, sh->violations);
+	/* errnos outside the documented ones (random commands aside) */
+	for (i = 0; i < NOPS; i++)
+		if (i != OP_RAW)
+			EXPECT_EQ(0, sh->count[i][NERRS]);
+
+	/* a quiet moment: pending teardowns finish */
+	for (i = 0; i < NFUZZ; i++) {
+		if (fz[i].mon >= 0)
+			close(fz[i].mon);
+	}
+	usleep(500000);
+
+	/* every window is consistent with its region and peer */
+	for (wi.id = 0; !mwin_window_get(self->fd, wi.id, MWIN_GET_NEXT, &wi);) {
+		struct mwin_window_info again;
+
+		nw++;
+		if (mwin_window_get(self->fd, wi.id, 0, &again) ||
+		    again.region != wi.region || again.offset != wi.offset ||
+		    again.length != wi.length) {
+			bad++;
+			TH_LOG("window %u: GET by id disagrees", wi.id);
+		}
+		if (mwin_region_get(self->fd, wi.region, 0, &ri)) {
+			bad++;
+			TH_LOG("window %u (%s, rkey 0x%x) outlives its region %u, which is no longer listed",
+			       wi.id, mwin_window_state_name(wi.state), wi.rkey,
+			       wi.region);
+		} else if (wi.offset + wi.length > ri.length || !wi.length ||
+		    wi.iova != wi.offset || !wi.access ||
+		    (wi.access & ~MWIN_ACCESS_ALL) || !wi.binds ||
+		    wi.state < MWIN_WINDOW_BOUND || wi.state > MWIN_WINDOW_BROKEN ||
+		    (wi.state == MWIN_WINDOW_UNBOUND) != !wi.peer ||
+		    (wi.peer && mwin_peer_get(self->fd, wi.peer, 0, &pi))) {
+			bad++;
+			TH_LOG("window %u inconsistent: region %u [%llu, +%llu) state %s peer %u access 0x%x binds %llu",
+			       wi.id, wi.region, (unsigned long long)wi.offset,
+			       (unsigned long long)wi.length,
+			       mwin_window_state_name(wi.state), wi.peer,
+			       wi.access, (unsigned long long)wi.binds);
+		}
+	}
+	for (ri.id = 0; !mwin_region_get(self->fd, ri.id, MWIN_GET_NEXT, &ri);) {
+		unsigned int c = 0;
+
+		nr++;
+		bytes += ri.length;
+		for (wi.id = 0; !mwin_window_get(self->fd, wi.id, MWIN_GET_NEXT, &wi);)
+			c += wi.region == ri.id;
+		if (c != ri.nr_windows || ri.length % 4096 ||
+		    ri.mmap_offset != (uint64_t)ri.id << 32) {
+			bad++;
+			TH_LOG("region %u: %u windows listed, nr_windows %u, length %llu",
+			       ri.id, c, ri.nr_windows,
+			       (unsigned long long)ri.length);
+		}
+	}
+	for (pi.id = 0; !mwin_peer_get(self->fd, pi.id, MWIN_GET_NEXT, &pi);) {
+		unsigned int c = 0;
+
+		np++;
+		for (wi.id = 0; !mwin_window_get(self->fd, wi.id, MWIN_GET_NEXT, &wi);)
+			c += wi.peer == pi.id;
+		if (c != pi.nr_windows) {
+			bad++;
+			TH_LOG("peer %u: %u windows listed, nr_windows %u",
+			       pi.id, c, pi.nr_windows);
+		}
+	}
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	TH_LOG("after fuzzing: %u windows, %u regions (%llu bytes), %u peers listed; info: %u, %u (%llu), %u",
+	       nw, nr, (unsigned long long)bytes, np, after.nr_windows,
+	       after.nr_regions, (unsigned long long)after.region_bytes,
+	       after.nr_peers);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(nw, after.nr_windows);
+	EXPECT_EQ(nr, after.nr_regions);
+	EXPECT_EQ(bytes, after.region_bytes);
+	EXPECT_EQ(np, after.nr_peers);
+
+	/* destroy everything: windows, then regions */
+	while (!mwin_window_get(self->fd, 0, MWIN_GET_NEXT, &wi))
+		ASSERT_EQ(0, mwin_window_destroy(self->fd, wi.id));
+	while (!mwin_region_get(self->fd, 0, MWIN_GET_NEXT, &ri))
+		ASSERT_EQ(0, mwin_region_destroy(self->fd, ri.id, 0));
+	for (i = 0; i < NFUZZ; i++)
+		close(fz[i].fd);
+
+	/* the module still works: a fresh window, a read through it */
+	{
+		struct mwin_window_bind b;
+		struct mwpeer *p = test_connect();
+		uint32_t region;
+		struct mwpeer_msg m;
+		uint8_t *mem;
+		size_t len;
+		char buf[8];
+
+		ASSERT_NE(NULL, p);
+		ASSERT_EQ(0, mwin_region_create(self->fd, 8192, 0, &region, NULL));
+		mem = mwin_region_mmap(self->fd, region, &len);
+		ASSERT_NE(NULL, mem);
+		memcpy(mem + 4100, "alive!", 6);
+		b = test_bind(region, mwpeer_id(p), 4096, 100,
+			      MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+		ASSERT_EQ(0, mwpeer_wait_grant(p, b.id, 0, &m, TEST_TIMEOUT_MS));
+		EXPECT_EQ(b.rkey, m.rkey);
+		EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, 4100, buf, 6));
+		EXPECT_EQ(0, memcmp(buf, "alive!", 6));
+		munmap(mem, len);
+		EXPECT_EQ(0, mwin_region_destroy(self->fd, region,
+						 MWIN_REGION_DESTROY_FORCE));
+		mwpeer_close(p);
+	}
+	for (i = 0; i < NTRAFFIC; i++)
+		mwpeer_close(tr[i].p);
+	for (i = 0; i < 5000; i++) {
+		ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+		if (after.nr_peers == before.nr_peers)
+			break;
+		usleep(1000);
+	}
+	EXPECT_EQ(before.nr_windows, after.nr_windows);
+	EXPECT_EQ(before.nr_regions, after.nr_regions);
+	EXPECT_EQ(before.region_bytes, after.region_bytes);
+	EXPECT_EQ(before.nr_peers, after.nr_peers);
+	meminfo(mem_after, sizeof(mem_after));
+	TH_LOG("meminfo after: %s", mem_after);
+	munmap(sh, sizeof(*sh));
+}
+
+/* The harness's timeout is a constant: stretch it to MWIN_FUZZ_SECONDS. */
+static void __attribute__((constructor)) fuzz_timeout(void)
+{
+	_fuzz_random_ioctls_object.timeout = (int)fuzz_seconds() + 120;
+}
+
+TEST_HARNESS_MAIN
