@@ -74,7 +74,7 @@ $(KSRC)/.stamp:
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
 $(BUILD)/selftests/%: selftests/%.c selftests/mwin_test.h $(LIB_SRCS) $(LIB_HDRS) \
-		$(KSRC)/.stamp
+		$(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -lpthread
 
@@ -94,6 +94,12 @@ vm-modules: deps
 check: lint compat-check dkms-check vm-modules selftests tools
 	bash $(TOP)/selftests/run-vm.sh
 
+# Window semantics side by side with rdma-core's Type 1 and 2 memory
+# windows on the same rxe device; prints the table (Documentation/conformance.rst).
+.PHONY: conformance
+conformance: vm-modules selftests tools
+	bash $(TOP)/selftests/conformance.sh
+
 # The suite under a debug kernel (KASAN, lockdep, kmemleak, ...) built from
 # linux-source into build/debug-kernel/ (the first run builds it: ~12 min).
 .PHONY: check-debug
@@ -102,6 +108,11 @@ check-debug: deps selftests tools
 
 demo: vm-modules tools
 	bash $(TOP)/tools/demo.sh
+
+# The benchmark suite in the VM: figures, targets and plots in build/bench/.
+.PHONY: bench
+bench: vm-modules tools
+	bash $(TOP)/tools/bench/run.sh
 
 # ---- style gates ---------------------------------------------------------
 
@@ -188,6 +199,8 @@ help:
 	@echo "make selftests  build the kselftest suite into build/selftests"
 	@echo "make check      boot the Debian kernel in QEMU with rxe and run the suite"
 	@echo "make demo       boot the VM and walk through a window's life"
+	@echo "make bench      benchmarks in the VM: table, targets and plots in build/bench"
+	@echo "make conformance  the conformance table: mwin windows against rdma-core MWs"
 	@echo "make lint       checkpatch, sparse, kernel-doc and cppcheck; any finding fails"
 	@echo "make compat-check  build the module against every linux-headers-*-amd64 here"
 	@echo "make dkms-check build the module through DKMS (root)"

@@ -5,10 +5,23 @@
 # add up the "# Totals:" lines and print "N passed, N failed, N skipped".
 # Fails when a test fails, when the guest did not finish, or when the guest
 # kernel logged a WARNING, BUG, Oops, lockdep or KASAN report.
+#
+# Without MWIN_TESTS (which names the binaries to run) this is the whole of
+# `make check`: the suite, then the runs that need boots of their own (the
+# demo, the conformance table with its crash cases), one result each.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
 mkdir -p "$top/build/vm"
+
+full=0
+if [ -z "${MWIN_TESTS:-}" ]; then
+	full=1
+	# mwin_conformance runs in make conformance's own boot, below.
+	MWIN_TESTS=$(ls "$top"/build/selftests/mwin_* | grep -v /mwin_conformance$ |
+		     tr '\n' ' ')
+	export MWIN_TESTS
+fi
 
 "$top/tools/testing/vm/vm-run" --timeout "${MWIN_CHECK_TIMEOUT:-1500}" \
 	--log "$log" -- "$top/selftests/guest-run.sh"
@@ -28,17 +41,26 @@ if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	fail=1
 fi
 
-# make demo, in its own boot: it checks every step of its transcript.
-if [ -z "${MWIN_TESTS:-}" ] && [ "${MWIN_CHECK_DEMO:-1}" = 1 ]; then
-	demo_log=$top/build/vm/demo.log
-	if bash "$top/tools/demo.sh" > "$demo_log" 2>&1; then
-		echo "ok - make demo"
+# Runs in boots of their own, one result each: run_own NAME COMMAND...
+run_own() {
+	local name=$1 own_log
+	shift
+	own_log=$top/build/vm/make-$name.log
+	if "$@" > "$own_log" 2>&1; then
+		echo "ok - make $name"
 		pass=$((pass + 1))
 	else
-		tail -n 20 "$demo_log"
-		echo "not ok - make demo (see $demo_log)"
+		tail -n 20 "$own_log"
+		echo "not ok - make $name (see $own_log)"
 		fail=$((fail + 1))
 	fi
+}
+
+if [ "$full" = 1 ]; then
+	[ "${MWIN_CHECK_DEMO:-1}" = 1 ] && run_own demo bash "$top/tools/demo.sh"
+	run_own conformance env -u MWIN_TESTS bash "$top/selftests/conformance.sh"
+	# the table, as make conformance prints it
+	sed -n '/^# mwin window semantics/,$p' "$top/build/vm/make-conformance.log"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]
