@@ -116,8 +116,10 @@ bench: vm-modules tools
 
 # ---- style gates ---------------------------------------------------------
 
-KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) uapi/linux/mwin.h
+KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h tools/bench/kmod/*.c tools/bench/kmod/*.h) \
+	uapi/linux/mwin.h
 TOOL_SRCS := $(wildcard tools/lib/*.c tools/mwctl/*.c tools/mwpeer/*.c)
+BENCH_SRCS := $(wildcard tools/bench/*.c)
 
 # checkpatch --strict and kernel-doc on the module and uAPI, sparse on the
 # module, cppcheck on the tools: any finding fails.
@@ -131,6 +133,8 @@ lint: $(KSRC)/.stamp deps
 	@if grep -E 'warning:|error:' $(BUILD)/sparse.log; then exit 1; fi
 	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
 		--inline-suppr -I uapi -I tools/lib $(TOOL_SRCS)
+	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
+		--suppress=variableScope -I uapi -I tools/lib $(BENCH_SRCS)
 
 # The module must build against every kernel tree Debian gives us here.
 compat-check: deps
