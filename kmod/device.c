@@ -8,6 +8,7 @@
  * CM's: the peers' CM ids are gone by the time the CM looks for them.
  */
 #include <linux/slab.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "mwin.h"
 
@@ -48,6 +49,13 @@ static int mwin_add_one(struct ib_device *ibdev)
 	/* rxe does not enforce its limit; real hardware does: keep to it. */
 	dev->max_pages = attrs->max_fast_reg_page_list_len;
 	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
+	/*
+	 * rxe_mr_copy() (6.1) steps to the next page map after every page it
+	 * touches, and reads one map pointer past the end of an MR whose last
+	 * page it touched when that page ends the last map: give rxe MRs a
+	 * spare page, so that the last page of a window never ends the map.
+	 */
+	dev->spare_pages = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	dev->page_size_cap = attrs->page_size_cap | PAGE_SIZE;
 
 	mutex_lock(&mwin_devs_lock);

@@ -103,6 +103,7 @@ struct mwin_file {
  * @dying: the remove callback runs: no new peers
  * @nr_peers: length of @peers
  * @max_pages: pages one MR can map, clamped to what the device advertises
+ * @spare_pages: pages an MR gets beyond what its window needs (a quirk)
  * @page_size_cap: page sizes an MR can map, one bit per size
  * @fast_reg: the device supports IB_WR_REG_MR
  * @atomic: the device supports remote atomics
@@ -117,6 +118,7 @@ struct mwin_dev {
 	bool dying;
 	unsigned int nr_peers;
 	u32 max_pages;
+	u32 spare_pages;
 	u64 page_size_cap;
 	bool fast_reg;
 	bool atomic;

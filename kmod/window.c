@@ -109,6 +109,16 @@ int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 	return 0;
 }
 
+/*
+ * Pages of a new MR for a window of @pages: just those, since an MR is
+ * never mapped to another range (see verbs_map_mr()), and the device's
+ * spare.
+ */
+static u32 window_mr_pages(struct mwin_dev *dev, u32 pages)
+{
+	return pages + dev->spare_pages;
+}
+
 /* A random key byte this MR has not handed out, or -ENOSPC. */
 int window_pick_key(struct mwin_window *w)
 {
@@ -280,8 +290,7 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 		if (ret)
 			return ret;
 		w->map = map;
-		ret = verbs_alloc_mr(w, p, min(roundup_pow_of_two(pages),
-					       p->dev->max_pages));
+		ret = verbs_alloc_mr(w, p, window_mr_pages(p->dev, pages));
 		if (ret)
 			goto err_detach;
 		key = window_pick_key(w);
