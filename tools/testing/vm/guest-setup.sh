@@ -11,9 +11,17 @@ umask 022
 
 runid=${1:?usage: guest-setup.sh RUNID}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-outdir=$repo/build/vm/out
-rundir=$outdir/.vm-run/$runid
+outdir=$repo/build/vm/out # vm-run's MWIN_VM_OUT: mwin_vm.out=
 addr=10.0.2.15/24 # QEMU user-mode netdev's guest address; never routed out
+name=mwin-vm
+for a in $(cat /proc/cmdline 2>/dev/null); do
+	case $a in
+	mwin_vm.out=*) outdir=${a#*=} ;;
+	mwin_vm.addr=*) addr=${a#*=} ;;	# MWIN_VM_ADDR
+	mwin_vm.name=*) name=${a#*=} ;;	# MWIN_VM_NAME
+	esac
+done
+rundir=$outdir/.vm-run/$runid
 
 say() { echo "guest-setup: $*"; }
 failed=
@@ -69,6 +77,7 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 mkdir -p /lib/modules
 step "mount guest kernel modules" \
 	mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose kmods /lib/modules
+mkdir -p "$outdir"
 step "mount $outdir" \
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$outdir"
 
@@ -84,7 +93,7 @@ else
 fi
 
 # ---------------------------------------------------------------- network
-hostname mwin-vm 2>/dev/null || true
+hostname "$name" 2>/dev/null || true
 step "modprobe virtio_net" modprobe virtio_net
 # static address only: no default route, no IPv6 autoconfiguration
 sysctl -qw net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.autoconf=0 2>/dev/null || true
