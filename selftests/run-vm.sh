@@ -27,14 +27,7 @@ fi
 	--log "$log" -- "$top/selftests/guest-run.sh"
 rc=$?
 
-read -r pass fail skip < <(tr -d '\r' < "$log" | awk '
-	/^# Totals:/ {
-		for (i = 3; i <= NF; i++) {
-			split($i, kv, ":")
-			n[kv[1]] += kv[2]
-		}
-	}
-	END { print n["pass"] + 0, n["fail"] + n["error"] + 0, n["skip"] + 0 }')
+read -r pass fail skip < <(bash "$top/selftests/totals.sh" "$log")
 
 if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	echo "not ok - the VM run failed with status $rc (see $log)"

@@ -61,14 +61,7 @@ MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-3000} \
 rc=$?
 t3=$(date +%s)
 
-read -r pass fail skip < <(tr -d '\r' < "$log" | awk '
-	/^# Totals:/ {
-		for (i = 3; i <= NF; i++) {
-			split($i, kv, ":")
-			n[kv[1]] += kv[2]
-		}
-	}
-	END { print n["pass"] + 0, n["fail"] + n["error"] + 0, n["skip"] + 0 }')
+read -r pass fail skip < <(bash "$here/../../../selftests/totals.sh" "$log")
 if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	echo "not ok - the debug VM run failed with status $rc (see $log)"
 	fail=1
