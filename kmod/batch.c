@@ -3,10 +3,11 @@
  * MWIN_WINDOW_BATCH: many window operations in one call.
  *
  * Rebinds that keep their window's peer, MR and range, and invalidations,
- * are chained: the work requests of all such entries for one peer go out in one
- * post, with only the last one signaled, and the caller waits once per
- * peer. Other entries (create, destroy, a rebind to another peer or that
- * needs a new MR) are carried out one by one through the single calls,
+ * are chained: the work requests of all such entries for one peer go out in
+ * one post, with only the last one signaled, and the caller waits once per
+ * peer; their messages to that peer go out together, in as few SENDs as
+ * they fit in. Other entries (create, destroy, a rebind to another peer or
+ * that needs a new MR) are carried out one by one through the single calls,
  * after the chains before them completed, so entries take effect in order.
  *
  * A chained window is marked batched rather than locked between its post
@@ -247,12 +248,9 @@ static void batch_finish(struct batch_item *it)
 		w->access = it->op->access;
 		w->state = MWIN_WINDOW_BOUND;
 		w->binds++;
-		if (it->inv) {
+		if (it->inv)
 			w->invalidations++;
-			peer_send_revoke(it->p, w->id, it->old_rkey,
-					 MWIN_REVOKE_REBIND);
-		}
-		peer_send_grant(it->p, w);
+		peer_send_grant(it->p, w, it->inv ? &it->old_rkey : NULL);
 		it->op->rkey = w->rkey;
 		it->op->iova = window_offset(w);
 	} else {
@@ -278,11 +276,16 @@ static void batch_flush(struct batch *b, unsigned int upto)
 		c = &b->chains[i];
 		c->error = batch_post(c);
 	}
-	for (i = 0; i < b->nchains; i++)
+	for (i = 0; i < b->nchains; i++) {
 		batch_wait(&b->chains[i]);
+		peer_hold_msgs(b->chains[i].p);
+	}
 	for (i = 0; i < upto; i++)
 		if (b->items[i].pending)
 			batch_finish(&b->items[i]);
+	/* Each peer's messages of this flush go out together. */
+	for (i = 0; i < b->nchains; i++)
+		peer_release_msgs(b->chains[i].p);
 	/*
 	 * A chain the device did not complete still names its windows' MRs
 	 * and this batch's memory: drain its QP before both go.

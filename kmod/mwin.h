@@ -21,7 +21,7 @@
  *                                  setting up a peer; creating and
  *                                  removing a region's DMA map
  *   region->lock                   window tree, DMA maps
- *   peer->send_lock                message sequence and send slots
+ *   peer->send_lock (spinlock)     message sequence and send slots
  *   peer->lock (spinlock)          peer state and window list
  * No global lock is held while waiting for the device.
  *
@@ -185,9 +185,17 @@ struct mwin_peer {
 
 	struct semaphore ops;
 
-	struct mutex send_lock;		/* @seq and the send slots */
+	/*
+	 * Messages: MWIN_SEND_DEPTH slots of MWIN_WIRE_MSGS_PER_SEND
+	 * messages. The open slot fills until it is posted as one SEND;
+	 * posted slots complete in order.
+	 */
+	spinlock_t send_lock;		/* @seq and the send_* fields */
 	u32 seq;
-	atomic_t sends_inflight;
+	unsigned int send_open;		/* the open slot */
+	unsigned int send_queued;	/* messages in the open slot */
+	unsigned int sends_inflight;	/* slots posted, not completed */
+	unsigned int send_holds;	/* holders of the open slot */
 	wait_queue_head_t send_wait;
 	struct mwin_wire_msg *send_msgs;
 	u64 send_dma;
@@ -358,7 +366,10 @@ void peer_kill(struct mwin_peer *p);
 void peer_kill_sync(struct mwin_peer *p);
 int peer_disconnect(u32 id);
 int peer_fill_info(struct mwin_peer_info *info);
-void peer_send_grant(struct mwin_peer *p, struct mwin_window *w);
+void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
+		     const u32 *replaced);
+void peer_hold_msgs(struct mwin_peer *p);
+void peer_release_msgs(struct mwin_peer *p);
 void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
 		      enum mwin_wire_reason reason);
 

@@ -61,14 +61,24 @@ void peer_kill_sync(struct mwin_peer *p)
 	flush_work(&p->teardown_work);
 }
 
-/* Messages */
+/*
+ * Messages. Each operation queues its messages in the open slot and posts
+ * the slot as one SEND when it is done (or the slot is full), so that a
+ * rebind's revoke and grant, or all of a batch's messages to one peer,
+ * cost the device one SEND, not one each. Messages go out in the order they
+ * are queued, one sequence number each. A peer that takes none (no
+ * receives posted) stalls its SENDs: after op_timeout_ms it is
+ * disconnected.
+ */
 
 static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mwin_peer *p =
 		container_of(wc->wr_cqe, struct mwin_peer, send_cqe);
 
-	atomic_dec(&p->sends_inflight);
+	spin_lock(&p->send_lock);
+	p->sends_inflight--;
+	spin_unlock(&p->send_lock);
 	wake_up(&p->send_wait);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -78,34 +88,16 @@ static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/*
- * Post one message. Messages go out in the order they are posted, one
- * sequence number each. A peer that does not take them (no receives posted)
- * stalls its sends: after op_timeout_ms it is disconnected.
- */
-static void peer_post_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
+/* Post the open slot, which holds messages, as one SEND. */
+static void peer_post_open(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
-	u32 slot;
 
-	mutex_lock(&p->send_lock);
-	if (test_bit(MWIN_PEER_KILLED, &p->flags))
-		goto out;
-	if (!wait_event_timeout(p->send_wait,
-				atomic_read(&p->sends_inflight) < MWIN_SEND_DEPTH,
-				msecs_to_jiffies(mwin_op_timeout_ms))) {
-		pr_info_ratelimited("mwin: peer %u takes no messages: disconnecting it\n",
-				    p->id);
-		peer_kill(p);
-		goto out;
-	}
-	slot = ++p->seq % MWIN_SEND_DEPTH;
-	p->send_msgs[slot] = *m;
-	p->send_msgs[slot].seq = cpu_to_le32(p->seq);
-	sge.addr = p->send_dma + slot * sizeof(*m);
-	sge.length = sizeof(*m);
+	lockdep_assert_held(&p->send_lock);
+	sge.addr = p->send_dma + p->send_open * MWIN_WIRE_RECV_SIZE;
+	sge.length = p->send_queued * sizeof(struct mwin_wire_msg);
 	sge.lkey = p->pd->local_dma_lkey;
 	ib_dma_sync_single_for_device(ibdev, sge.addr, sge.length,
 				      DMA_TO_DEVICE);
@@ -114,15 +106,71 @@ static void peer_post_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
-	atomic_inc(&p->sends_inflight);
 	if (ib_post_send(p->qp, &wr, NULL)) {
-		atomic_dec(&p->sends_inflight);
 		peer_kill(p);
-		goto out;
+		return;
 	}
-	atomic64_inc(&p->msgs_sent);
-out:
-	mutex_unlock(&p->send_lock);
+	atomic64_add(p->send_queued, &p->msgs_sent);
+	p->sends_inflight++;
+	p->send_open = (p->send_open + 1) % MWIN_SEND_DEPTH;
+	p->send_queued = 0;
+}
+
+/* The open slot can take a message: it is not the oldest one in flight. */
+static bool peer_slot_free(struct mwin_peer *p)
+{
+	return READ_ONCE(p->sends_inflight) < MWIN_SEND_DEPTH ||
+	       test_bit(MWIN_PEER_KILLED, &p->flags);
+}
+
+/* Queue @n messages; post them unless a holder will. */
+static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
+			    unsigned int n)
+{
+	struct mwin_wire_msg *slot;
+
+	spin_lock_bh(&p->send_lock);
+	while (n && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
+		if (p->sends_inflight == MWIN_SEND_DEPTH) {
+			spin_unlock_bh(&p->send_lock);
+			if (!wait_event_timeout(p->send_wait, peer_slot_free(p),
+						msecs_to_jiffies(mwin_op_timeout_ms))) {
+				pr_info_ratelimited("mwin: peer %u takes no messages: disconnecting it\n",
+						    p->id);
+				peer_kill(p);
+			}
+			spin_lock_bh(&p->send_lock);
+			continue;
+		}
+		m->seq = cpu_to_le32(++p->seq);
+		slot = p->send_msgs + p->send_open * MWIN_WIRE_MSGS_PER_SEND;
+		slot[p->send_queued++] = *m++;
+		n--;
+		if (p->send_queued == MWIN_WIRE_MSGS_PER_SEND ||
+		    (!n && !p->send_holds))
+			peer_post_open(p);
+	}
+	spin_unlock_bh(&p->send_lock);
+}
+
+/*
+ * Between peer_hold_msgs() and peer_release_msgs() messages to @p wait in
+ * the open slot, to go out together.
+ */
+void peer_hold_msgs(struct mwin_peer *p)
+{
+	spin_lock_bh(&p->send_lock);
+	p->send_holds++;
+	spin_unlock_bh(&p->send_lock);
+}
+
+void peer_release_msgs(struct mwin_peer *p)
+{
+	spin_lock_bh(&p->send_lock);
+	if (!--p->send_holds && p->send_queued &&
+	    !test_bit(MWIN_PEER_KILLED, &p->flags))
+		peer_post_open(p);
+	spin_unlock_bh(&p->send_lock);
 }
 
 static void peer_msg_init(struct mwin_wire_msg *m, u8 type, u32 window,
@@ -136,16 +184,32 @@ static void peer_msg_init(struct mwin_wire_msg *m, u8 type, u32 window,
 	m->rkey = cpu_to_le32(rkey);
 }
 
-void peer_send_grant(struct mwin_peer *p, struct mwin_window *w)
+static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer, u32 window,
+			    u32 rkey, enum mwin_wire_reason reason)
 {
-	struct mwin_wire_msg m;
+	mwin_event(MWIN_EVENT_REVOKE, window, peer, rkey, reason);
+	peer_msg_init(m, MWIN_WIRE_REVOKE, window, rkey);
+	m->access = cpu_to_le16(reason);
+}
 
+/*
+ * Grant @w's rkey; with @replaced, the rkey the same bind invalidated is
+ * revoked in the same SEND, first.
+ */
+void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
+		     const u32 *replaced)
+{
+	struct mwin_wire_msg m[2], *grant = &m[replaced ? 1 : 0];
+
+	if (replaced)
+		peer_msg_revoke(&m[0], p->id, w->id, *replaced,
+				MWIN_REVOKE_REBIND);
 	mwin_event(MWIN_EVENT_GRANT, w->id, p->id, w->rkey, 0);
-	peer_msg_init(&m, MWIN_WIRE_GRANT, w->id, w->rkey);
-	m.access = cpu_to_le16(w->access);
-	m.iova = cpu_to_le64(window_offset(w));
-	m.length = cpu_to_le64(window_length(w));
-	peer_post_msg(p, &m);
+	peer_msg_init(grant, MWIN_WIRE_GRANT, w->id, w->rkey);
+	grant->access = cpu_to_le16(w->access);
+	grant->iova = cpu_to_le64(window_offset(w));
+	grant->length = cpu_to_le64(window_length(w));
+	peer_queue_msgs(p, m, replaced ? 2 : 1);
 }
 
 void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
@@ -153,10 +217,8 @@ void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
 {
 	struct mwin_wire_msg m;
 
-	mwin_event(MWIN_EVENT_REVOKE, window, p->id, rkey, reason);
-	peer_msg_init(&m, MWIN_WIRE_REVOKE, window, rkey);
-	m.access = cpu_to_le16(reason);
-	peer_post_msg(p, &m);
+	peer_msg_revoke(&m, p->id, window, rkey, reason);
+	peer_queue_msgs(p, &m, 1);
 }
 
 /* Receives */
@@ -206,7 +268,7 @@ static void peer_free_bufs(struct mwin_peer *p)
 
 	if (p->send_dma)
 		ib_dma_unmap_single(ibdev, p->send_dma,
-				    MWIN_SEND_DEPTH * sizeof(*p->send_msgs),
+				    MWIN_SEND_DEPTH * MWIN_WIRE_RECV_SIZE,
 				    DMA_TO_DEVICE);
 	if (p->recv_dma)
 		ib_dma_unmap_single(ibdev, p->recv_dma,
@@ -220,7 +282,7 @@ static void peer_free_bufs(struct mwin_peer *p)
 static int peer_alloc_bufs(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
-	size_t send_size = MWIN_SEND_DEPTH * sizeof(*p->send_msgs);
+	size_t send_size = MWIN_SEND_DEPTH * MWIN_WIRE_RECV_SIZE;
 	size_t recv_size = MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs);
 	u64 dma;
 
@@ -382,7 +444,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 		return NULL;
 	kref_init(&p->kref);
 	spin_lock_init(&p->lock);
-	mutex_init(&p->send_lock);
+	spin_lock_init(&p->send_lock);
 	init_waitqueue_head(&p->send_wait);
 	sema_init(&p->ops, MWIN_OPS_DEPTH);
 	INIT_LIST_HEAD(&p->windows);

@@ -252,15 +252,20 @@ static void window_unbind(struct mwin_window *w, enum mwin_wire_reason why)
 
 /*
  * Bind @w, whose range is set, to @p with @access. A bound window is
- * invalidated in the same post (same MR) or first (new MR), and its peer
- * told. The grant is the caller's to send.
+ * invalidated first (new MR), and its peer told at once, or in the same
+ * post (same MR, same peer): then *@replaced says so and *@old_rkey is the
+ * rkey to revoke with the grant. The grant is the caller's to send.
  */
-static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
+static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
+		       bool *replaced, u32 *old_rkey)
 {
 	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
 	bool inv = w->state == MWIN_WINDOW_BOUND;
-	u32 old_rkey = w->rkey, shift, pages;
+	u32 shift, pages;
 	int key, ret;
+
+	*replaced = false;
+	*old_rkey = w->rkey;
 
 	if (!map) {
 		map = region_map_dev(w->region, p->dev);
@@ -311,7 +316,7 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access)
 	w->binds++;
 	if (inv) {
 		w->invalidations++;
-		peer_send_revoke(p, w->id, old_rkey, MWIN_REVOKE_REBIND);
+		*replaced = true;
 	}
 	return 0;
 
@@ -336,7 +341,8 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 	struct mwin_region *r;
 	struct mwin_window *w;
 	struct mwin_peer *p;
-	u32 id;
+	bool replaced;
+	u32 id, old_rkey;
 	int ret;
 
 	r = region_get(arg->region);
@@ -386,7 +392,7 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 		mutex_unlock(&w->lock);
 		goto err_free;
 	}
-	ret = window_bind(w, p, arg->access);
+	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
 	if (!ret)
 		ret = mwin_alloc_id(&mwin_windows, &id, w, &window_next_id);
 	if (ret) {
@@ -399,7 +405,7 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 	/* Published: the xarray holds the initial reference. */
 	w->id = id;
 	window_fill_result(w, arg);
-	peer_send_grant(p, w);
+	peer_send_grant(p, w, NULL);
 	mutex_unlock(&w->lock);
 	peer_put(p);
 	return 0;
@@ -419,6 +425,8 @@ int window_rebind(struct mwin_window_bind *arg)
 	struct mwin_window *w;
 	struct mwin_peer *p = NULL;
 	u64 last = arg->offset + arg->length - 1;
+	bool replaced;
+	u32 old_rkey;
 	int ret;
 
 	w = window_get(arg->id);
@@ -459,10 +467,10 @@ int window_rebind(struct mwin_window_bind *arg)
 	if (ret)
 		goto out;
 
-	ret = window_bind(w, p, arg->access);
+	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
 	if (!ret) {
 		window_fill_result(w, arg);
-		peer_send_grant(p, w);
+		peer_send_grant(p, w, replaced ? &old_rkey : NULL);
 	}
 out:
 	mutex_unlock(&w->lock);
@@ -659,7 +667,7 @@ int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 		w->invalidations++;
 	}
 	*ns = ktime_get_ns() - start;
-	peer_send_grant(w->peer, w);
+	peer_send_grant(w->peer, w, NULL);
 out:
 	mutex_unlock(&w->lock);
 	window_put(w);

@@ -221,6 +221,7 @@ TEST_F(win, rebind_new_key_new_range)
 /* New rights on the same range: same MR, new key byte, one round trip. */
 TEST_F(win, rebind_rights_keeps_the_mr)
 {
+	struct mwpeer_msg revoke, m;
 	struct mwin_window_bind b;
 	uint32_t old;
 
@@ -231,6 +232,16 @@ TEST_F(win, rebind_rights_keeps_the_mr)
 				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
 	EXPECT_EQ(old >> 8, b.rkey >> 8);
 	EXPECT_NE(old & 0xff, b.rkey & 0xff);
+	/* Revoke and grant, in order, in one SEND. */
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &revoke, TEST_TIMEOUT_MS));
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_REVOKE, revoke.type);
+	EXPECT_EQ(old, revoke.rkey);
+	EXPECT_EQ(MWIN_REVOKE_REBIND, revoke.access);
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(b.rkey, m.rkey);
+	EXPECT_EQ(revoke.seq + 1, m.seq);
+	EXPECT_EQ(revoke.recv, m.recv);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 5099, "w", 1));
 	EXPECT_EQ('w', self->mem[5099]);
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,

@@ -703,7 +703,7 @@ struct rawpeer {
 };
 
 #define RAWPEER_RECVS	MWIN_WIRE_RECV_DEPTH
-#define RAWPEER_BUF	(64 + RAWPEER_RECVS * 64)
+#define RAWPEER_BUF	(64 + RAWPEER_RECVS * MWIN_WIRE_RECV_SIZE)
 
 static inline void rawpeer_close(struct rawpeer *r)
 {
@@ -809,8 +809,9 @@ static inline struct rawpeer *rawpeer_connect(const char *host, uint16_t port)
 		goto fail;
 	for (i = 0; i < RAWPEER_RECVS; i++) {
 		struct ibv_sge sge = {
-			.addr = (uintptr_t)(r->buf + 64 + i * 64),
-			.length = 64, .lkey = r->mr->lkey,
+			.addr = (uintptr_t)(r->buf + 64 +
+					    i * MWIN_WIRE_RECV_SIZE),
+			.length = MWIN_WIRE_RECV_SIZE, .lkey = r->mr->lkey,
 		};
 		struct ibv_recv_wr wr = { .wr_id = 1000 + i, .sg_list = &sge,
 					  .num_sge = 1 }, *bad;
@@ -874,8 +875,10 @@ static inline int rawpeer_atomic(struct rawpeer *r, bool cas, uint32_t rkey,
 				/* a grant from the module: repost */
 				struct ibv_sge sge = {
 					.addr = (uintptr_t)(r->buf + 64 +
-						(wc.wr_id - 1000) * 64),
-					.length = 64, .lkey = r->mr->lkey,
+						(wc.wr_id - 1000) *
+						MWIN_WIRE_RECV_SIZE),
+					.length = MWIN_WIRE_RECV_SIZE,
+					.lkey = r->mr->lkey,
 				};
 				struct ibv_recv_wr wr = { .wr_id = wc.wr_id,
 					.sg_list = &sge, .num_sge = 1 }, *bad;

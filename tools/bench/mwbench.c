@@ -68,7 +68,7 @@
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)
 
-#define MSG_SIZE sizeof(struct mwin_wire_msg)
+#define RECV_SIZE MWIN_WIRE_RECV_SIZE
 #define FLOOR_PATH "/sys/kernel/debug/mwin_bench/rebind"
 #define LOOP_PORT 18611
 #define RW (MWIN_ACCESS_READ | MWIN_ACCESS_WRITE)
@@ -477,8 +477,8 @@ static int cm_wait(struct rdma_event_channel *ch, enum rdma_cm_event_type want_e
 static int post_recv(struct conn *c, unsigned int slot)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)(c->mem + c->buf_size + slot * MSG_SIZE),
-		.length = MSG_SIZE,
+		.addr = (uintptr_t)(c->mem + c->buf_size + slot * RECV_SIZE),
+		.length = RECV_SIZE,
 		.lkey = c->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
@@ -507,7 +507,8 @@ static void *pump(void *arg)
 					atomic_fetch_add(&c->recv_errors, 1);
 					continue;
 				}
-				atomic_fetch_add(&c->msgs, 1);
+				atomic_fetch_add(&c->msgs, wc[i].byte_len /
+						 sizeof(struct mwin_wire_msg));
 				if (post_recv(c, (unsigned int)wc[i].wr_id))
 					atomic_fetch_add(&c->recv_errors, 1);
 			}
@@ -534,7 +535,7 @@ static int conn_setup_qp(struct conn *c, struct rdma_cm_id *id,
 			       0);
 	if (!c->scq || !c->rcq)
 		return -ENOMEM;
-	c->mem_size = c->buf_size + c->recv_depth * MSG_SIZE;
+	c->mem_size = c->buf_size + c->recv_depth * RECV_SIZE;
 	c->mem = mmap(NULL, c->mem_size, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (c->mem == MAP_FAILED) {

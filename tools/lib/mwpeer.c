@@ -23,6 +23,7 @@
 #include "mwpeer.h"
 
 #define MSG_SIZE	sizeof(struct mwin_wire_msg)
+#define RECV_SIZE	MWIN_WIRE_RECV_SIZE
 #define MAX_SEND_WR	128
 #define MAX_RECV_DEPTH	4096
 #define MAX_RD_ATOM	16
@@ -91,6 +92,7 @@ struct mwpeer {
 	size_t n_grants;
 	size_t grants_cap;
 	uint32_t last_seq;
+	uint64_t recvs;			/* SENDs taken from the module */
 	unsigned int proto_errors;
 	char proto_first[256];
 
@@ -384,17 +386,13 @@ static bool all_zero(const void *buf, size_t len)
 	return true;
 }
 
-static void handle_msg(struct mwpeer *p, const void *raw, uint32_t len,
+static void handle_msg(struct mwpeer *p, const void *raw,
 		       const struct ibv_wc *wc)
 {
 	struct mwin_wire_msg w;
 	struct mwpeer_msg m;
 	unsigned int before = p->proto_errors;
 
-	if (len != MSG_SIZE) {
-		proto_error(p, "message of %u bytes, expected %zu", len, MSG_SIZE);
-		return;
-	}
 	memcpy(&w, raw, sizeof(w));
 	if (le32toh(w.magic) != MWIN_WIRE_MAGIC) {
 		proto_error(p, "bad magic 0x%08x", le32toh(w.magic));
@@ -416,6 +414,7 @@ static void handle_msg(struct mwpeer *p, const void *raw, uint32_t len,
 	m.rkey = le32toh(w.rkey);
 	m.iova = le64toh(w.iova);
 	m.length = le64toh(w.length);
+	m.recv = p->recvs;
 
 	if (m.seq != p->last_seq + 1)
 		proto_error(p, "seq %u after seq %u", m.seq, p->last_seq);
@@ -442,6 +441,22 @@ static void handle_msg(struct mwpeer *p, const void *raw, uint32_t len,
 	if (p->proto_errors != before)
 		m.valid = false;
 	queue_msg(p, &m);
+}
+
+/* One SEND from the module: 1 to MWIN_WIRE_MSGS_PER_SEND messages. */
+static void handle_recv(struct mwpeer *p, const uint8_t *raw, uint32_t len,
+			const struct ibv_wc *wc)
+{
+	uint32_t off;
+
+	if (!len || len % MSG_SIZE) {
+		proto_error(p, "receive of %u bytes, not a multiple of %zu",
+			    len, MSG_SIZE);
+		return;
+	}
+	p->recvs++;
+	for (off = 0; off < len; off += MSG_SIZE)
+		handle_msg(p, raw + off, wc);
 }
 
 int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms)
@@ -528,6 +543,7 @@ static void reset_msgs(struct mwpeer *p)
 	p->q_len = 0;
 	p->n_grants = 0;
 	p->last_seq = 0;
+	p->recvs = 0;
 	p->proto_errors = 0;
 	p->proto_first[0] = '\0';
 }
@@ -537,8 +553,8 @@ static void reset_msgs(struct mwpeer *p)
 static int post_recv(struct mwpeer *p, unsigned int slot)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)(p->mem + p->recv_off + slot * MSG_SIZE),
-		.length = MSG_SIZE,
+		.addr = (uintptr_t)(p->mem + p->recv_off + slot * RECV_SIZE),
+		.length = RECV_SIZE,
 		.lkey = p->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
@@ -558,7 +574,8 @@ static void drain_recv(struct mwpeer *p)
 	while ((n = ibv_poll_cq(p->rcq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			unsigned int slot = (unsigned int)wc[i].wr_id;
-			uint8_t raw[MSG_SIZE];
+			uint8_t raw[RECV_SIZE];
+			uint32_t len = wc[i].byte_len;
 			int r;
 
 			if (wc[i].status != IBV_WC_SUCCESS) {
@@ -573,13 +590,15 @@ static void drain_recv(struct mwpeer *p)
 			}
 			if (slot >= (unsigned int)p->recv_depth)
 				continue;
-			memcpy(raw, p->mem + p->recv_off + slot * MSG_SIZE,
-			       MSG_SIZE);
+			if (len > RECV_SIZE)
+				len = RECV_SIZE;
+			memcpy(raw, p->mem + p->recv_off + slot * RECV_SIZE,
+			       len);
 			r = post_recv(p, slot);
 			if (r)
 				seterr(p, "cannot repost a receive: %s",
 				       strerror(r));
-			handle_msg(p, raw, wc[i].byte_len, &wc[i]);
+			handle_recv(p, raw, len, &wc[i]);
 		}
 	}
 }
@@ -764,7 +783,7 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 	p->atomic_off = (p->buf_size + 63) & ~(size_t)63;
 	p->send_off = p->atomic_off + 64;
 	p->recv_off = p->send_off + MWPEER_SEND_MAX;
-	sz = p->recv_off + (size_t)p->recv_depth * MSG_SIZE;
+	sz = p->recv_off + (size_t)p->recv_depth * RECV_SIZE;
 	sz = (sz + 4095) & ~(size_t)4095;
 	if (posix_memalign(&mem, 4096, sz)) {
 		errno = ENOMEM;

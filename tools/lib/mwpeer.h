@@ -324,6 +324,8 @@ const char *mwpeer_status_str(int status);
  * @rkey: rkey granted or revoked
  * @iova: remote address of the window's first byte
  * @length: window bytes
+ * @recv: the receive that carried it, counted from 1 on this connection:
+ *	messages with the same @recv came in one SEND
  */
 struct mwpeer_msg {
 	uint8_t type;
@@ -334,6 +336,7 @@ struct mwpeer_msg {
 	uint32_t rkey;
 	uint64_t iova;
 	uint64_t length;
+	uint64_t recv;
 };
 
 /**

@@ -552,16 +552,18 @@ enum {
  * struct mwin_wire_accept that tells the peer its id, or rejects with a
  * struct mwin_wire_hello carrying its own version when the magic or version
  * is wrong. The peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
- * sizeof(struct mwin_wire_msg) bytes posted: the module SENDs one
- * struct mwin_wire_msg per grant and per revoke, in the order the changes
- * happened. A revoke is sent only after the rkey is dead. The peer may
- * hand a window back with Send-with-Invalidate of its rkey, with or without
- * payload of at most sizeof(struct mwin_wire_msg) bytes. All integers are
- * little-endian.
+ * MWIN_WIRE_RECV_SIZE bytes posted. The module tells the peer of every grant
+ * and revoke with one struct mwin_wire_msg, in the order the changes
+ * happened; one SEND carries 1 to MWIN_WIRE_MSGS_PER_SEND of them back to
+ * back (a rebind's revoke and grant, a batch's messages to that peer). A
+ * revoke is sent only after the rkey is dead. The peer may hand a window
+ * back with Send-with-Invalidate of its rkey, with or without payload of at
+ * most sizeof(struct mwin_wire_msg) bytes. All integers are little-endian.
  */
 #define MWIN_WIRE_MAGIC		0x4e49574dU	/* "MWIN" in memory */
-#define MWIN_WIRE_VERSION	1
+#define MWIN_WIRE_VERSION	2
 #define MWIN_WIRE_RECV_DEPTH	64
+#define MWIN_WIRE_MSGS_PER_SEND	16
 
 /**
  * struct mwin_wire_hello - connect private data from the peer
@@ -597,7 +599,8 @@ enum mwin_wire_type {
 /**
  * enum mwin_wire_reason - why a revoke was sent
  * @MWIN_REVOKE_INVALIDATE: WINDOW_INVALIDATE
- * @MWIN_REVOKE_REBIND: WINDOW_REBIND (a grant follows unless it failed)
+ * @MWIN_REVOKE_REBIND: WINDOW_REBIND (a grant follows, in the same SEND
+ *	when the window keeps its peer and range, unless the rebind failed)
  * @MWIN_REVOKE_DESTROY: WINDOW_DESTROY or its region was force-destroyed
  * @MWIN_REVOKE_REMOTE: another peer invalidated this rkey; the module
  *	disconnected that peer
@@ -638,5 +641,9 @@ struct mwin_wire_msg {
 	__le64 length;
 	__le64 __reserved[3];
 };
+
+/* What one receive must hold: a SEND of MWIN_WIRE_MSGS_PER_SEND messages. */
+#define MWIN_WIRE_RECV_SIZE \
+	(MWIN_WIRE_MSGS_PER_SEND * sizeof(struct mwin_wire_msg))
 
 #endif /* _UAPI_LINUX_MWIN_H */
