@@ -32,6 +32,11 @@ module_param_named(op_timeout_ms, mwin_op_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(op_timeout_ms,
 		 "How long to wait for the device to complete a window operation");
 
+unsigned int mwin_keepalive_ms = 5000;
+module_param_named(keepalive_ms, mwin_keepalive_ms, uint, 0644);
+MODULE_PARM_DESC(keepalive_ms,
+		 "How often to check that a connected peer still answers (0: never)");
+
 DEFINE_XARRAY_ALLOC1(mwin_regions);
 DEFINE_XARRAY_ALLOC1(mwin_windows);
 DEFINE_XARRAY_ALLOC1(mwin_peers);

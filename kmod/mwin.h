@@ -64,6 +64,7 @@ extern unsigned long mwin_max_region_mb;
 extern unsigned int mwin_max_windows;
 extern unsigned int mwin_max_peers;
 extern unsigned int mwin_op_timeout_ms;
+extern unsigned int mwin_keepalive_ms;
 
 /* Published objects, by id. */
 extern struct xarray mwin_regions;
@@ -180,8 +181,11 @@ struct mwin_peer {
 	unsigned int nr_windows;
 
 	struct work_struct teardown_work;
+	struct delayed_work keepalive_work;
+	struct ib_cqe keepalive_cqe;
 	unsigned long flags;
 #define MWIN_PEER_KILLED	0
+#define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
 
 	struct semaphore ops;
 

@@ -10,7 +10,7 @@
  * A peer is torn down once, by peer_kill(), from whichever notices first:
  * the CM (disconnect, device removal), a failed or flushed receive (rxe
  * moves the QP to error silently after a bad remote access), a failed
- * window operation, PEER_DISCONNECT, device removal or unload.
+ * window operation or keepalive, PEER_DISCONNECT, device removal or unload.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -21,7 +21,8 @@
 
 static u32 peer_next_id;
 
-#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1)
+/* window operations, messages, one keepalive and the drain */
+#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 2)
 #define MWIN_RQ_DEPTH	(MWIN_WIRE_RECV_DEPTH + 1)
 
 static struct rdma_cm_id *mwin_listen_id;
@@ -221,6 +222,74 @@ void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
 	peer_queue_msgs(p, &m, 1);
 }
 
+/*
+ * Keepalive. RC tells a sender, not an idle receiver, that the other end is
+ * gone: a host that vanishes without a DREQ (power lost, link cut, VM
+ * killed) would keep its peer, and the memory bound to that peer's windows,
+ * until the module next sent it a message. So every keepalive_ms the module
+ * posts a zero-length RDMA WRITE to a connected peer. It needs no rkey (a
+ * zero-length access checks none), consumes no receive and completes
+ * nothing on the peer's side; only the ACK matters. When the peer is gone
+ * the QP's retries run out, the write fails and the peer is torn down.
+ */
+static void peer_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_peer *p =
+		container_of(wc->wr_cqe, struct mwin_peer, keepalive_cqe);
+
+	clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("mwin: peer %u does not answer: %s\n",
+					    p->id, ib_wc_status_msg(wc->status));
+		peer_kill(p);
+	}
+}
+
+static void peer_keepalive_arm(struct mwin_peer *p)
+{
+	unsigned int ms = READ_ONCE(mwin_keepalive_ms);
+
+	/* Switched off: look again in a second. */
+	queue_delayed_work(mwin_wq, &p->keepalive_work,
+			   msecs_to_jiffies(ms ?: MSEC_PER_SEC));
+}
+
+static void peer_keepalive(struct work_struct *work)
+{
+	struct mwin_peer *p = container_of(to_delayed_work(work),
+					   struct mwin_peer, keepalive_work);
+	struct ib_rdma_wr wr = {
+		.wr.wr_cqe = &p->keepalive_cqe,
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+	};
+
+	bool failed = false;
+
+	if (test_bit(MWIN_PEER_KILLED, &p->flags))
+		return;
+	/*
+	 * Only on a quiet connection: a message in flight finds out as
+	 * well, and a write behind a SEND the peer keeps refusing (RNR)
+	 * would restart rxe's count of RNR retries. One at a time: the last
+	 * one may still be retrying.
+	 */
+	spin_lock_bh(&p->send_lock);
+	if (READ_ONCE(mwin_keepalive_ms) && !p->sends_inflight &&
+	    !test_and_set_bit(MWIN_PEER_KEEPALIVE, &p->flags) &&
+	    ib_post_send(p->qp, &wr.wr, NULL)) {
+		clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
+		failed = true;
+	}
+	spin_unlock_bh(&p->send_lock);
+	if (failed) {
+		peer_kill(p);
+		return;
+	}
+	peer_keepalive_arm(p);
+}
+
 /* Receives */
 
 static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
@@ -395,6 +464,7 @@ static void peer_teardown(struct work_struct *work)
 	p->state = MWIN_PEER_CLOSING;
 	spin_unlock(&p->lock);
 
+	cancel_delayed_work_sync(&p->keepalive_work);
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
 	ib_drain_qp(p->qp);
@@ -450,7 +520,9 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&p->windows);
 	INIT_LIST_HEAD(&p->dev_node);
 	INIT_WORK(&p->teardown_work, peer_teardown);
+	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
 	p->send_cqe.done = peer_send_done;
+	p->keepalive_cqe.done = peer_keepalive_done;
 	p->state = MWIN_PEER_CONNECTING;
 	p->cm_id = id;
 	p->dev = dev;
@@ -581,9 +653,16 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return peer_connect_request(id, &ev->param.conn);
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/*
+		 * Under the lock, so that a teardown, which marks the peer
+		 * closing before it cancels the keepalive, finds it armed
+		 * or never to be armed.
+		 */
 		spin_lock(&p->lock);
-		if (p->state == MWIN_PEER_CONNECTING)
+		if (p->state == MWIN_PEER_CONNECTING) {
 			p->state = MWIN_PEER_CONNECTED;
+			peer_keepalive_arm(p);
+		}
 		spin_unlock(&p->lock);
 		mwin_event(MWIN_EVENT_PEER_UP, 0, p->id, 0, 0);
 		break;

@@ -253,6 +253,69 @@ TEST(peer_limit)
 	close(fd);
 }
 
+/*
+ * A peer whose host falls silent (no DREQ, no ACK ever again) is found by
+ * the keepalive alone and torn down, its window unbound; with keepalive_ms
+ * at 0 nothing notices. The peer's QP moved to the error state plays the
+ * silent host: rxe drops the packets that reach it and answers nothing.
+ */
+FIXTURE(keepalive)
+{
+	int fd;
+	uint32_t region;
+	unsigned long old_ms;
+};
+
+FIXTURE_SETUP(keepalive)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mwin_region_create(self->fd, 4096, 0, &self->region,
+					NULL));
+	ASSERT_EQ(0, set_param("keepalive_ms", 0, &self->old_ms));
+}
+
+FIXTURE_TEARDOWN(keepalive)
+{
+	set_param("keepalive_ms", self->old_ms, NULL);
+	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
+	close(self->fd);
+}
+
+TEST_F_TIMEOUT(keepalive, silent_peer_is_dropped, 90)
+{
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct mwin_peer_info pi;
+	struct mwin_window_bind b;
+	struct mwpeer *p;
+	uint32_t pid;
+	int i;
+
+	p = test_connect();
+	ASSERT_NE(NULL, p);
+	pid = mwpeer_id(p);
+	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, ibv_modify_qp(mwpeer_ibv_qp(p), &err, IBV_QP_STATE));
+
+	sleep(3);
+	EXPECT_EQ(0, mwin_peer_get(self->fd, pid, 0, &pi));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b.id));
+
+	/* The QP's retries (a few seconds on rxe) decide, then teardown. */
+	ASSERT_EQ(0, set_param("keepalive_ms", 200, NULL));
+	for (i = 0; i < 1200; i++) {
+		if (mwin_peer_get(self->fd, pid, 0, &pi) == -ENOENT)
+			break;
+		usleep(50000);
+	}
+	EXPECT_EQ(-ENOENT, mwin_peer_get(self->fd, pid, 0, &pi));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	TH_LOG("silent peer dropped %.1f s after the keepalive was on",
+	       i * 0.05);
+	mwpeer_close(p);
+}
+
 /* Unload with a connected peer, a region and a bound window, then reload. */
 TEST(unload_with_live_windows)
 {

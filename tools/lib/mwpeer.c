@@ -226,6 +226,11 @@ uint32_t mwpeer_qp_num(const struct mwpeer *p)
 	return p->id ? p->qp_num : 0;
 }
 
+struct ibv_qp *mwpeer_ibv_qp(const struct mwpeer *p)
+{
+	return p->id ? p->id->qp : NULL;
+}
+
 const char *mwpeer_dev_name(const struct mwpeer *p)
 {
 	return p->devname;

@@ -179,6 +179,14 @@ bool mwpeer_qp_error(const struct mwpeer *p);
 /** mwpeer_qp_num() - local QP number, 0 when not connected */
 uint32_t mwpeer_qp_num(const struct mwpeer *p);
 
+/**
+ * mwpeer_ibv_qp() - the connection's QP, NULL when not connected
+ *
+ * For what the library does not do. Posting on it behind the library's
+ * back confuses its completions; querying or modifying it does not.
+ */
+struct ibv_qp *mwpeer_ibv_qp(const struct mwpeer *p);
+
 /** mwpeer_dev_name() - RDMA device of the connection, "" if none */
 const char *mwpeer_dev_name(const struct mwpeer *p);
 
