@@ -465,6 +465,13 @@ static void peer_teardown(struct work_struct *work)
 	spin_unlock(&p->lock);
 
 	cancel_delayed_work_sync(&p->keepalive_work);
+	/*
+	 * Messages are posted under send_lock once MWIN_PEER_KILLED was seen
+	 * clear: after this, none is being posted and none will be, and the
+	 * drain below waits for those posted.
+	 */
+	spin_lock_bh(&p->send_lock);
+	spin_unlock_bh(&p->send_lock);
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
 	ib_drain_qp(p->qp);
