@@ -256,7 +256,7 @@ static void batch_finish(struct batch_item *it)
 	} else {
 		w->state = MWIN_WINDOW_INVALIDATED;
 		w->invalidations++;
-		peer_send_revoke(it->p, w->id, it->old_rkey,
+		peer_send_revoke(it->p, w, it->old_rkey,
 				 MWIN_REVOKE_INVALIDATE);
 	}
 	it->pending = false;

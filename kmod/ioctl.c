@@ -120,8 +120,7 @@ static int mwin_cmd_window_create(struct mwin_file *f, void *arg)
 
 	if (cmd->id)
 		return -EINVAL;
-	return mwin_check_bind(cmd, MWIN_CREATE_FD_OWNED |
-				    MWIN_WINDOW_OVERLAP) ?:
+	return mwin_check_bind(cmd, MWIN_WINDOW_CREATE_FLAGS) ?:
 	       window_create(f, cmd);
 }
 
@@ -188,8 +187,7 @@ static int mwin_check_batch_op(struct mwin_batch_op *op)
 	switch (op->opcode) {
 	case MWIN_BATCH_CREATE:
 		return bind.id ? -EINVAL :
-		       mwin_check_bind(&bind, MWIN_CREATE_FD_OWNED |
-					      MWIN_WINDOW_OVERLAP);
+		       mwin_check_bind(&bind, MWIN_WINDOW_CREATE_FLAGS);
 	case MWIN_BATCH_REBIND:
 		return bind.region ? -EINVAL :
 		       mwin_check_bind(&bind, MWIN_WINDOW_OVERLAP) ?:

@@ -55,6 +55,8 @@
 /* Regions are allocated in chunks of up to 2^MWIN_CHUNK_ORDER pages. */
 #define MWIN_CHUNK_ORDER	9
 #define MWIN_SEND_DEPTH		32
+#define MWIN_WINDOW_CREATE_FLAGS \
+	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET)
 /* Window operations in flight on one QP: bounds the send queue. */
 #define MWIN_OPS_DEPTH		64
 
@@ -374,7 +376,7 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);
 void peer_release_msgs(struct mwin_peer *p);
-void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
+void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 		      enum mwin_wire_reason reason);
 
 #endif /* _MWIN_H */

@@ -195,7 +195,8 @@ static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer, u32 window,
 
 /*
  * Grant @w's rkey; with @replaced, the rkey the same bind invalidated is
- * revoked in the same SEND, first.
+ * revoked in the same SEND, first. A quiet window's peer is told nothing;
+ * the monitor still is.
  */
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced)
@@ -206,6 +207,8 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		peer_msg_revoke(&m[0], p->id, w->id, *replaced,
 				MWIN_REVOKE_REBIND);
 	mwin_event(MWIN_EVENT_GRANT, w->id, p->id, w->rkey, 0);
+	if (w->flags & MWIN_WINDOW_QUIET)
+		return;
 	peer_msg_init(grant, MWIN_WIRE_GRANT, w->id, w->rkey);
 	grant->access = cpu_to_le16(w->access);
 	grant->iova = cpu_to_le64(window_offset(w));
@@ -213,13 +216,14 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 	peer_queue_msgs(p, m, replaced ? 2 : 1);
 }
 
-void peer_send_revoke(struct mwin_peer *p, u32 window, u32 rkey,
+void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 		      enum mwin_wire_reason reason)
 {
 	struct mwin_wire_msg m;
 
-	peer_msg_revoke(&m, p->id, window, rkey, reason);
-	peer_queue_msgs(p, &m, 1);
+	peer_msg_revoke(&m, p->id, w->id, rkey, reason);
+	if (!(w->flags & MWIN_WINDOW_QUIET))
+		peer_queue_msgs(p, &m, 1);
 }
 
 /*

@@ -221,7 +221,7 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
 		return window_op_failed(w, ret);
 	w->state = MWIN_WINDOW_INVALIDATED;
 	w->invalidations++;
-	peer_send_revoke(w->peer, w->id, w->rkey, why);
+	peer_send_revoke(w->peer, w, w->rkey, why);
 	return 0;
 }
 
@@ -601,7 +601,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 			w->remote_invalidations++;
 		}
 		if (hit && owner != p)
-			peer_send_revoke(owner, wid, rkey, MWIN_REVOKE_REMOTE);
+			peer_send_revoke(owner, w, rkey, MWIN_REVOKE_REMOTE);
 		mutex_unlock(&w->lock);
 		window_put(w);
 	}

@@ -646,7 +646,7 @@ TEST(usage_errors)
 		{ "window rebind 1 o 0",
 		  "mwctl: 'o' is ambiguous for window rebind: offset, overlap" },
 		{ "window create region 1 peer 1 len 4096 access r bogus",
-		  "mwctl: unknown keyword 'bogus' for window create (expected region, peer, offset, len, access, overlap)" },
+		  "mwctl: unknown keyword 'bogus' for window create (expected region, peer, offset, len, access, overlap, quiet)" },
 		{ "region destroy 1 forced",
 		  "mwctl: unknown keyword 'forced' for region destroy (expected force)" },
 		{ "window create region 1 peer 1 len 4096",
@@ -1359,6 +1359,16 @@ TEST_F(mw, window_errors)
 	ASSERT_EQ(0, mwin_window_get(self->fd, c, 0, &wi));
 	EXPECT_EQ(5000, wi.offset);
 	EXPECT_EQ(100, wi.length);
+
+	/* quiet: a flag of the window, shown with -d */
+	snprintf(args, sizeof(args), "region %u peer %u offset 16384 len 4096 access r quiet",
+		 self->region, self->peer);
+	c = mk_window(_metadata, &self->r, args, NULL);
+	ASSERT_NE(0, c);
+	ASSERT_EQ(0, mwin_window_get(self->fd, c, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_QUIET, wi.wflags & MWIN_WINDOW_QUIET);
+	RUN(&self->r, "-d window show %u", c);
+	EXPECT_NE(NULL, strstr(self->r.out, " offset 16384 quiet binds 1 "));
 
 	/* the region is busy until forced */
 	RUN(&self->r, "region destroy %u", self->region);

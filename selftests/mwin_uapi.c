@@ -228,7 +228,7 @@ TEST_F(uapi, window_create_bad)
 	b.field = val;							\
 	EXPECT_ERR_UNCHANGED(err, mwin_window_create(self->fd, &b));	\
 } while (0)
-	WC(flags, 1U << 2, -EINVAL);
+	WC(flags, 1U << 3, -EINVAL);
 	WC(flags, 1U << 31, -EINVAL);
 	WC(__reserved, 1, -EINVAL);
 	WC(rkey, 1, -EINVAL);
@@ -269,6 +269,7 @@ TEST_F(uapi, window_rebind_bad)
 } while (0)
 	WR(region, self->region, -EINVAL);
 	WR(flags, MWIN_CREATE_FD_OWNED, -EINVAL);
+	WR(flags, MWIN_WINDOW_QUIET, -EINVAL);
 	WR(flags, 1U << 9, -EINVAL);
 	WR(__reserved, 1, -EINVAL);
 	WR(rkey, self->win.rkey, -EINVAL);

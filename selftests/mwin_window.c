@@ -248,6 +248,55 @@ TEST_F(win, rebind_rights_keeps_the_mr)
 		  mwpeer_read(self->a, old, 100, NULL, 1));
 }
 
+/*
+ * A quiet window: the caller hands the rkey out, the peer is told nothing,
+ * revocation is as immediate. A loud window's grant, made after, is the
+ * next message the peer sees.
+ */
+TEST_F(win, quiet_window_tells_the_peer_nothing)
+{
+	struct mwin_window_info wi;
+	struct mwin_window_bind b, loud;
+	struct mwpeer_msg m;
+	uint32_t first;
+
+	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+		      MWIN_ACCESS_READ, MWIN_WINDOW_QUIET);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_QUIET, wi.wflags & MWIN_WINDOW_QUIET);
+	self->mem[10] = 'q';
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 10, NULL, 1));
+	EXPECT_EQ('q', ((char *)mwpeer_buf(self->a))[0]);
+
+	/* QUIET is a property of the window: not a rebind flag. */
+	first = b.rkey;
+	b.flags = MWIN_WINDOW_QUIET;
+	b.rkey = 0;
+	b.iova = 0;
+	EXPECT_EQ(-EINVAL, mwin_window_rebind(self->fd, &b));
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 0, 4096,
+				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	EXPECT_NE(first, b.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 20, "w", 1));
+	EXPECT_EQ('w', self->mem[20]);
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, b.id));
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 0, 4096, MWIN_ACCESS_READ));
+
+	/* The first message on this connection: none came before it. */
+	loud = test_bind(self->region, mwpeer_id(self->a), 8192, 4096,
+			 MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &loud));
+	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(loud.id, m.window);
+	EXPECT_EQ(1, m.seq);
+	EXPECT_EQ(-ETIMEDOUT, mwpeer_next_msg(self->a, &m, 200));
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, first, 0, NULL, 1));
+}
+
 TEST_F(win, rebind_outside_new_range_fails)
 {
 	struct mwin_window_bind b;

@@ -170,7 +170,7 @@ static int usage_window(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl window [ show [ ID ] ]\n"
 	      "       mwctl window create region ID peer ID [ offset OFF ] len LEN access ACCESS\n"
-	      "                           [ overlap ]\n"
+	      "                           [ overlap ] [ quiet ]\n"
 	      "       mwctl window rebind ID [ offset OFF ] [ len LEN ] [ access ACCESS ]\n"
 	      "                           [ peer ID ] [ overlap ]\n"
 	      "       mwctl window invalidate ID\n"
@@ -178,6 +178,7 @@ static int usage_window(struct mw *mw)
 	      "ACCESS: letters r (read), w (write), a (atomic), e.g. rw.\n"
 	      "OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
 	      "overlap: allow the window to overlap other windows of its region.\n"
+	      "quiet: send the peer no grant or revoke; hand the rkey out yourself.\n"
 	      "rebind keeps the fields it is not given; the old rkey is dead when it returns.\n",
 	      stdout);
 	return 0;
@@ -1233,6 +1234,7 @@ static void print_window(struct mw *mw, const struct mwin_window_info *w)
 		pr_uint(PR_ANY, "offset", w->offset);
 		pr_bool(PR_ANY, "overlap", w->wflags & MWIN_WINDOW_OVERLAP);
 		pr_bool(PR_ANY, "fd_owned", w->wflags & MWIN_CREATE_FD_OWNED);
+		pr_bool(PR_ANY, "quiet", w->wflags & MWIN_WINDOW_QUIET);
 		pr_uint(PR_ANY, "binds", w->binds);
 		pr_uint(PR_ANY, "invalidations", w->invalidations);
 		pr_uint(PR_ANY, "remote_invalidations", w->remote_invalidations);
@@ -1443,6 +1445,7 @@ static int window_create(struct mw *mw)
 		KW("len", KW_SIZE, "LEN", true),
 		KW("access", KW_ACCESS, "ACCESS", true),
 		KW("overlap", KW_FLAG, "", false),
+		KW("quiet", KW_FLAG, "", false),
 		{ 0 },
 	};
 	struct mwin_window_bind b = { 0 };
@@ -1454,7 +1457,8 @@ static int window_create(struct mw *mw)
 	b.offset = kw_u(kws, "offset");
 	b.length = kw_u(kws, "len");
 	b.access = (uint32_t)kw_u(kws, "access");
-	b.flags = kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0;
+	b.flags = (kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0) |
+		  (kw_set(kws, "quiet") ? MWIN_WINDOW_QUIET : 0);
 	if (!b.length)
 		usage_err("len must be at least 1 byte");
 	mw_open(mw);

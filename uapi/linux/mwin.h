@@ -70,6 +70,10 @@ enum mwin_access {
  *	descriptor that created it is closed
  * @MWIN_WINDOW_OVERLAP: WINDOW_CREATE, WINDOW_REBIND: allow the window to
  *	overlap other windows of its region
+ * @MWIN_WINDOW_QUIET: WINDOW_CREATE: the module sends the peer no grant
+ *	or revoke for this window, ever; the caller hands the rkey out by its
+ *	own means, as the consumer of an IB memory window does. Revocation is
+ *	as immediate, and MWIN_MONITOR reports every grant and revoke
  * @MWIN_GET_NEXT: REGION_GET, WINDOW_GET, PEER_GET: return the object
  *	with the smallest id strictly greater than the one given (0 starts
  *	the walk), ENOENT past the last
@@ -79,6 +83,7 @@ enum mwin_access {
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
 	MWIN_WINDOW_OVERLAP = 1 << 1,
+	MWIN_WINDOW_QUIET = 1 << 2,
 	MWIN_GET_NEXT = 1 << 0,
 	MWIN_REGION_DESTROY_FORCE = 1 << 0,
 };
@@ -196,7 +201,8 @@ struct mwin_destroy {
 /**
  * struct mwin_window_bind - WINDOW_CREATE and WINDOW_REBIND
  * @size: sizeof(struct mwin_window_bind)
- * @flags: MWIN_WINDOW_OVERLAP, and for create MWIN_CREATE_FD_OWNED
+ * @flags: MWIN_WINDOW_OVERLAP, and for create MWIN_CREATE_FD_OWNED and
+ *	MWIN_WINDOW_QUIET
  * @id: create: out, new window id; rebind: in, window id
  * @region: create: in, region id; rebind: must be 0 (a window stays in its
  *	region)
@@ -269,7 +275,8 @@ enum mwin_window_state {
  * @invalidations: out, local invalidations
  * @remote_invalidations: out, invalidations by the peer
  *	(Send-with-Invalidate)
- * @wflags: out, MWIN_WINDOW_OVERLAP and MWIN_CREATE_FD_OWNED as created
+ * @wflags: out, MWIN_WINDOW_OVERLAP, MWIN_CREATE_FD_OWNED and
+ *	MWIN_WINDOW_QUIET as created
  * @__reserved: must be 0
  */
 struct mwin_window_info {
@@ -436,7 +443,8 @@ enum mwin_batch_opcode {
  * struct mwin_batch_op - one window operation of MWIN_WINDOW_BATCH
  * @opcode: enum mwin_batch_opcode
  * @flags: as for the single call (create: MWIN_WINDOW_OVERLAP,
- *	MWIN_CREATE_FD_OWNED; rebind: MWIN_WINDOW_OVERLAP; else 0)
+ *	MWIN_CREATE_FD_OWNED, MWIN_WINDOW_QUIET; rebind: MWIN_WINDOW_OVERLAP;
+ *	else 0)
  * @id: window id; for create: out
  * @region: create: region id; else 0
  * @peer: create, rebind: as for &struct mwin_window_bind; else 0
