@@ -997,8 +997,9 @@ struct ctl_ctx {
 	uint32_t win;		/* rights rebinds, invalidate, the floor */
 	uint32_t win2;		/* range rebinds */
 	uint32_t win3;		/* of peer2: rebinds taking turns with win */
+	uint32_t win4;		/* quiet (no messages): rights rebinds */
 	uint64_t size;
-	uint32_t flip, flip2, flip3, mw_flip;
+	uint32_t flip, flip2, flip3, flip4, mw_flip;
 	struct conn *cli;	/* userspace MW / MR baselines */
 	struct ibv_mr *parent;
 	struct ibv_mw *mw;
@@ -1015,6 +1016,22 @@ static int64_t t_rebind_rights(void *arg, int ops)
 	for (i = 0; i < ops; i++) {
 		ret = win_rebind(c->win, 0, c->size,
 				 ++c->flip & 1 ? MWIN_ACCESS_READ : RW);
+		if (ret)
+			return ret;
+	}
+	return (int64_t)(now_ns() - t0);
+}
+
+/* The same rebinds of a quiet window: the peer is sent nothing. */
+static int64_t t_rebind_quiet(void *arg, int ops)
+{
+	struct ctl_ctx *c = arg;
+	uint64_t t0 = now_ns();
+	int i, ret;
+
+	for (i = 0; i < ops; i++) {
+		ret = win_rebind(c->win4, 0, c->size,
+				 ++c->flip4 & 1 ? MWIN_ACCESS_READ : RW);
 		if (ret)
 			return ret;
 	}
@@ -1308,7 +1325,7 @@ static int rr_ops_of(const struct rr_method *m, uint64_t size, int ops)
  */
 typedef int (*recover_fn)(void *arg);
 static unsigned int peer_losses;
-#define RR_MAX 12	/* methods in one round robin */
+#define RR_MAX 13	/* methods in one round robin */
 
 static void round_robin(const char *section, void **ctxs, const uint64_t *sizes,
 			int nctx, struct rr_method *m, int nm,
@@ -1520,6 +1537,15 @@ static int ctl_windows(struct ctl_ctx *ctx, int n)
 		if (!ret)
 			ret = win_create(c->region, c->peer2, 0, c->size, RW, &b);
 		c->win3 = b.id;
+		if (!ret) {
+			b = (struct mwin_window_bind){
+				.flags = MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET,
+				.region = c->region, .peer = c->peer,
+				.access = RW, .length = c->size,
+			};
+			ret = mwin_window_create(mfd, &b);
+		}
+		c->win4 = b.id;
 		if (ret) {
 			say("WINDOW_CREATE of %" PRIu64 " bytes: %s", c->size,
 			    strerror(-ret));
@@ -1552,6 +1578,7 @@ static int ctl_recover(void *arg)
 		mwin_window_destroy(mfd, e->ctx[i].win);
 		mwin_window_destroy(mfd, e->ctx[i].win2);
 		mwin_window_destroy(mfd, e->ctx[i].win3);
+		mwin_window_destroy(mfd, e->ctx[i].win4);
 		e->ctx[i].peer = e->p->peer_id;
 		e->ctx[i].peer2 = e->p2->peer_id;
 	}
@@ -1576,6 +1603,7 @@ static void bench_ctl(void)
 		{ "ibv_reg_mr+dereg", t_reg_dereg, true, true },	/* 9 */
 		{ "ibv_reg_mr", t_reg_only, true, true },		/* 10 */
 		{ "ibv_rereg_mr", t_rereg, false, true },		/* 11 */
+		{ "mwin rebind, quiet", t_rebind_quiet, true, false },	/* 12 */
 	};
 	void *ctxp[NR_SIZES];
 	int trials[NR_SIZES], ops[NR_SIZES];
@@ -1659,18 +1687,24 @@ static void bench_ctl(void)
 	} else {
 		m[11].on = true;
 	}
-	round_robin("ctl", ctxp, ctl_sizes, NR_SIZES, m, 12, trials, ops, v,
+	round_robin("ctl", ctxp, ctl_sizes, NR_SIZES, m, 13, trials, ops, v,
 		    err, ctl_recover, &env);
 	p = env.p;
 	p2 = env.p2;
 	peer_check(p, "after the control path");
-	rr_results("ctl", ctl_sizes, NR_SIZES, m, 12, trials, ops, v, err);
+	rr_results("ctl", ctl_sizes, NR_SIZES, m, 13, trials, ops, v, err);
 	/* ratios within each round: both figures saw the same host */
 	if (m[1].on)
 		rr_ratio("mwin/floor", ctl_sizes, NR_SIZES, 0, 1, trials, v, err);
 	if (m[2].on)
 		rr_ratio("mwin/userspace MW", ctl_sizes, NR_SIZES, 0, 2, trials,
 			 v, err);
+	if (m[1].on)
+		rr_ratio("quiet/floor", ctl_sizes, NR_SIZES, 12, 1, trials, v,
+			 err);
+	if (m[2].on)
+		rr_ratio("quiet/userspace MW", ctl_sizes, NR_SIZES, 12, 2,
+			 trials, v, err);
 	rr_ratio("2 peers/1 peer", ctl_sizes, NR_SIZES, 8, 0, trials, v, err);
 	rr_ratio("reg+dereg/mwin", ctl_sizes, NR_SIZES, 9, 0, trials, v, err);
 	rr_ratio("range/rights", ctl_sizes, NR_SIZES, 3, 0, trials, v, err);
@@ -1680,6 +1714,7 @@ static void bench_ctl(void)
 	/* packets on the wire per operation, 4 KiB windows */
 	pkts_per_op("floor rebind", t_floor, &ctx[0], 256);
 	pkts_per_op("mwin rebind", t_rebind_rights, &ctx[0], 256);
+	pkts_per_op("mwin rebind, quiet", t_rebind_quiet, &ctx[0], 256);
 	pkts_per_op("mwin invalidate+rebind", t_invalidate_rebind, &ctx[0],
 		    256);
 	pkts_per_op("mwin create+destroy", t_create_destroy, &ctx[0], 256);
@@ -1691,6 +1726,7 @@ static void bench_ctl(void)
 		mwin_window_destroy(mfd, ctx[i].win);
 		mwin_window_destroy(mfd, ctx[i].win2);
 		mwin_window_destroy(mfd, ctx[i].win3);
+		mwin_window_destroy(mfd, ctx[i].win4);
 		if (ctx[i].mw)
 			ibv_dealloc_mw(ctx[i].mw);
 	}
@@ -2933,7 +2969,7 @@ static double worst_ratio(const char *name, bool largest, char *where,
 static void report(FILE *out)
 {
 	char a[48], b[48], c[48], d[48], e[48], f[48], sb[24];
-	struct target tg[6];
+	struct target tg[8];
 	struct utsname un;
 	size_t i, j;
 	double w;
@@ -2946,25 +2982,27 @@ static void report(FILE *out)
 	fprintf(out, "All methods take turns within each round (so host noise hits them alike).\n\n");
 
 	fprintf(out, "Control path: mwin ioctls and the in-kernel floor\n");
-	fprintf(out, "%-8s %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n", "size",
-		"floor (in-kernel)", "ioctl rebind", "rebind, 2 peers",
-		"rebind, new range", "invalidate", "invalidate+rebind",
-		"create+destroy");
+	fprintf(out, "%-8s %-19s %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n",
+		"size", "floor (in-kernel)", "ioctl rebind", "rebind, quiet",
+		"rebind, 2 peers", "rebind, new range", "invalidate",
+		"invalidate+rebind", "create+destroy");
 	for (i = 0; i < NR_SIZES; i++) {
 		uint64_t s = ctl_sizes[i];
-		char g[48];
+		char g[48], q[48];
 
-		fprintf(out, "%-8s %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n",
+		fprintf(out, "%-8s %-19s %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n",
 			size_str(s, sb),
 			cell("ctl", "floor rebind", s, 0, a, sizeof(a)),
 			cell("ctl", "mwin rebind", s, 0, b, sizeof(b)),
+			cell("ctl", "mwin rebind, quiet", s, 0, q, sizeof(q)),
 			cell("ctl", "mwin rebind 2 peers", s, 0, g, sizeof(g)),
 			cell("ctl", "mwin rebind (new range)", s, 0, c, sizeof(c)),
 			cell("ctl", "mwin invalidate", s, 0, d, sizeof(d)),
 			cell("ctl", "mwin invalidate+rebind", s, 0, e, sizeof(e)),
 			cell("ctl", "mwin create+destroy", s, 0, f, sizeof(f)));
 	}
-	fprintf(out, "(2 peers: the same rebinds alternating between windows of two peers, so two QPs take turns)\n");
+	fprintf(out, "(quiet: the same rebinds of a MWIN_WINDOW_QUIET window, no messages to the peer;\n");
+	fprintf(out, " 2 peers: the same rebinds alternating between windows of two peers, so two QPs take turns)\n");
 	fprintf(out, "\nBaselines on the same device (userspace verbs)\n");
 	fprintf(out, "%-8s %-24s %-24s %-14s %-20s %-20s\n", "size",
 		"ibv_reg_mr+dereg", "ibv_reg_mr", "ibv_rereg_mr",
@@ -2984,16 +3022,20 @@ static void report(FILE *out)
 		opt.ops < 8 ? opt.ops : 8, opt.trials);
 
 	fprintf(out, "\nRatios within each round (both figures taken back to back): median [p10-p90] over the rounds\n");
-	fprintf(out, "%-8s %-20s %-20s %-22s %-20s %-20s\n", "size",
-		"mwin/floor", "mwin/userspace MW", "reg+dereg/mwin",
-		"2 peers/1 peer", "new range/rights");
+	fprintf(out, "%-8s %-20s %-20s %-20s %-20s %-22s %-20s %-20s\n",
+		"size", "mwin/floor", "mwin/userspace MW", "quiet/floor",
+		"quiet/userspace MW", "reg+dereg/mwin", "2 peers/1 peer",
+		"new range/rights");
 	for (i = 0; i < NR_SIZES; i++) {
 		uint64_t s = ctl_sizes[i];
+		char qf[48], qm[48];
 
-		fprintf(out, "%-8s %-20s %-20s %-22s %-20s %-20s\n",
+		fprintf(out, "%-8s %-20s %-20s %-20s %-20s %-22s %-20s %-20s\n",
 			size_str(s, sb),
 			cell("ratio", "mwin/floor", s, 0, a, sizeof(a)),
 			cell("ratio", "mwin/userspace MW", s, 0, b, sizeof(b)),
+			cell("ratio", "quiet/floor", s, 0, qf, sizeof(qf)),
+			cell("ratio", "quiet/userspace MW", s, 0, qm, sizeof(qm)),
 			cell("ratio", "reg+dereg/mwin", s, 0, c, sizeof(c)),
 			cell("ratio", "2 peers/1 peer", s, 0, d, sizeof(d)),
 			cell("ratio", "range/rights", s, 0, e, sizeof(e)));
@@ -3004,7 +3046,8 @@ static void report(FILE *out)
 	fprintf(out, "\nrxe packets sent per operation (the device's sent_pkts: every packet, ACKs included):\n");
 	{
 		static const char *const pm[] = {
-			"floor rebind", "mwin rebind", "mwin invalidate+rebind",
+			"floor rebind", "mwin rebind", "mwin rebind, quiet",
+			"mwin invalidate+rebind",
 			"mwin create+destroy", "userspace MW inv+bind",
 			"single rebind (256 windows)", "batched rebind (64/call)",
 		};
@@ -3189,8 +3232,17 @@ static void report(FILE *out)
 			}
 		}
 	}
+	/* the first and fourth again, for a quiet window (no messages) */
+	tg[6] = (struct target){ "quiet rebind / in-kernel floor, worst size",
+				 "<= 1.3x", NAN, 1.3, true, "" };
+	tg[6].value = worst_ratio("quiet/floor", true, tg[6].where,
+				  sizeof(tg[6].where));
+	tg[7] = (struct target){ "quiet rebind / userspace MW inv+bind, worst",
+				 "<= 1.2x", NAN, 1.2, true, "" };
+	tg[7].value = worst_ratio("quiet/userspace MW", true, tg[7].where,
+				  sizeof(tg[7].where));
 	fprintf(out, "\nTargets (medians of the ratios within rounds)\n");
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++)
 		target_line(out, &tg[i]);
 }
 

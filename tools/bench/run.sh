@@ -127,8 +127,8 @@ plotdata() {	# plotdata SECTION METRIC BATCH|"*" XCOL(size|batch) > file
 dat=$bench/plot
 rm -rf "$dat"
 mkdir -p "$dat"
-for m in "floor rebind" "mwin rebind" "mwin invalidate" "mwin create+destroy" \
-	 "ibv_reg_mr+dereg" "userspace MW inv+bind"; do
+for m in "floor rebind" "mwin rebind" "mwin rebind, quiet" "mwin invalidate" \
+	 "mwin create+destroy" "ibv_reg_mr+dereg" "userspace MW inv+bind"; do
 	plotdata ctl "$m" 0 size > "$dat/ctl-${m//[^a-zA-Z0-9+]/_}.dat"
 done
 for k in rebind invalidate create destroy; do
@@ -160,6 +160,7 @@ if command -v gnuplot > /dev/null; then
 	plots=$(clause "$dat/ctl-ibv_reg_mr+dereg.dat" "ibv_reg_mr + ibv_dereg_mr (userspace)" "lw 2 pt 3 lc rgb '#0072b2'" "$(dodge 0.80)"
 		clause "$dat/ctl-mwin_create+destroy.dat" "mwin WINDOW_CREATE + WINDOW_DESTROY" "lw 2 pt 11 lc rgb '#e69f00'" "$(dodge 0.88)"
 		clause "$dat/ctl-mwin_rebind.dat" "mwin WINDOW_REBIND ioctl" "lw 3 pt 5 lc rgb '#009e73'" "$(dodge 0.96)"
+		clause "$dat/ctl-mwin_rebind__quiet.dat" "mwin WINDOW_REBIND ioctl, quiet window (no messages)" "lw 2 pt 4 lc rgb '#009e73' dt 2" "$(dodge 1.00)"
 		clause "$dat/ctl-mwin_invalidate.dat" "mwin WINDOW_INVALIDATE ioctl" "lw 2 pt 9 lc rgb '#56b4e9'" "$(dodge 1.04)"
 		clause "$dat/ctl-floor_rebind.dat" "in-kernel floor (mwin_bench_rebind: LOCAL_INV + REG_MR)" "lw 3 pt 7 lc rgb '#7b3294'" "$(dodge 1.12)"
 		clause "$dat/ctl-userspace_MW_inv+bind.dat" "userspace Type 2 MW (LOCAL_INV + BIND_MW)" "lw 2 pt 13 lc rgb '#d62728'" "$(dodge 1.20)")
