@@ -651,6 +651,13 @@ static void handle_cm_events(struct mwpeer *p)
 		switch (type) {
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * A module that drops the peer before its CM took our RTU
+		 * answers with a REJ, not a DREQ: closed all the same.
+		 */
+		case RDMA_CM_EVENT_REJECTED:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
 			if (p->state == MWPEER_CONNECTED) {
 				p->state = MWPEER_DISCONNECTED;
 				seterr(p, "connection closed by the other side (%s)",
