@@ -659,6 +659,7 @@ static int peer_connect_request(struct rdma_cm_id *id,
 static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct mwin_peer *p = id->context;
+	bool up;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
@@ -670,12 +671,14 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * or never to be armed.
 		 */
 		spin_lock(&p->lock);
-		if (p->state == MWIN_PEER_CONNECTING) {
+		up = p->state == MWIN_PEER_CONNECTING;
+		if (up) {
 			p->state = MWIN_PEER_CONNECTED;
 			peer_keepalive_arm(p);
 		}
 		spin_unlock(&p->lock);
-		mwin_event(MWIN_EVENT_PEER_UP, 0, p->id, 0, 0);
+		if (up)
+			mwin_event(MWIN_EVENT_PEER_UP, 0, p->id, 0, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
