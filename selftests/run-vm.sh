@@ -8,7 +8,8 @@
 #
 # Without MWIN_TESTS (which names the binaries to run) this is the whole of
 # `make check`: the suite, then the runs that need boots of their own (the
-# demo, the conformance table with its crash cases), one result each.
+# demo, the module and its peer in two VMs, the conformance table with its
+# crash cases), one result each.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
@@ -51,6 +52,7 @@ run_own() {
 
 if [ "$full" = 1 ]; then
 	[ "${MWIN_CHECK_DEMO:-1}" = 1 ] && run_own demo bash "$top/tools/demo.sh"
+	run_own two-vm bash "$top/tools/testing/vm/two-vm.sh"
 	run_own conformance env -u MWIN_TESTS bash "$top/selftests/conformance.sh"
 	# the table, as make conformance prints it
 	sed -n '/^# mwin window semantics/,$p' "$top/build/vm/make-conformance.log"
