@@ -57,14 +57,15 @@ tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl
 
 # From the linux-source package: the kernel's own kselftest harness and the
 # style checkers, extracted once into build/ksrc.
-KSRC_TAR := $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+# Looked up when the recipe runs: make deps may have just installed it.
+KSRC_TAR = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 KSRC := $(BUILD)/ksrc
 KSFT := $(KSRC)/tools/testing/selftests
 KSRC_FILES := tools/testing/selftests/kselftest_harness.h \
 	tools/testing/selftests/kselftest.h scripts/checkpatch.pl \
 	scripts/spelling.txt scripts/const_structs.checkpatch scripts/kernel-doc
 
-$(KSRC)/.stamp:
+$(KSRC)/.stamp: | deps
 	@test -n "$(KSRC_TAR)" || { echo "linux-source is not installed: run make deps" >&2; exit 1; }
 	@mkdir -p $(KSRC)
 	tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
@@ -89,6 +90,8 @@ deps:
 vm-modules: deps
 	$(MAKE) -C $(VM_KDIR) M=$(TOP) modules
 	cp $(TOP)/mwin.ko $(BUILD)/vm/mwin.ko
+	bash $(TOP)/tools/testing/vm/build-copy.sh $(VM_KDIR) $(BUILD)/vm/test-src MWIN_TEST=1
+	cp $(BUILD)/vm/test-src/mwin.ko $(BUILD)/vm/mwin-test.ko
 
 # The style gates and builds first, then the suite and the demo in the VM.
 check: lint compat-check dkms-check vm-modules selftests tools

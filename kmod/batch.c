@@ -32,13 +32,19 @@ struct batch_item {
 	struct ib_reg_wr reg_wr;
 };
 
-/* The work requests of one peer, and the completion of the last one. */
+/*
+ * The work requests of one peer, and the completion of the last one. The
+ * chain holds its peer: a finished entry may let the peer's teardown drop
+ * the last other reference while the batch still works on the chain.
+ */
 struct batch_chain {
 	struct mwin_peer *p;
 	struct ib_cqe cqe;
 	struct completion done;
 	int status;
 	unsigned int n;
+	bool revokes;
+	unsigned long deadline;
 	struct ib_send_wr *first;
 	struct ib_send_wr *last;
 	struct batch_item *last_item;
@@ -72,6 +78,7 @@ static struct batch_chain *batch_chain_of(struct batch *b,
 			return &b->chains[i];
 	c = &b->chains[b->nchains++];
 	memset(c, 0, sizeof(*c));
+	kref_get(&p->kref);
 	c->p = p;
 	c->cqe.done = batch_chain_done;
 	init_completion(&c->done);
@@ -153,18 +160,20 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 		ret = 1;
 		goto out;
 	}
-	key = window_pick_key(w);
-	if (key < 0) {
+	/* A new range takes a new MR (verbs_map_mr()): the single call. */
+	if (op->offset != window_offset(w) || op->length != window_length(w) ||
+	    !verbs_mr_mapped(w, shift)) {
 		ret = 1;
 		goto out;
 	}
-	ret = region_move_range(w->region, &w->range, op->offset,
-				op->offset + op->length - 1,
-				op->flags & MWIN_WINDOW_OVERLAP);
+	ret = region_check_range(w->region, &w->range, op->offset,
+				 op->offset + op->length - 1,
+				 op->flags & MWIN_WINDOW_OVERLAP);
 	if (ret)
 		goto out;
-	if (!verbs_mr_mapped(w, shift)) {
-		ret = 1;	/* a new range takes a new MR: verbs_map_mr() */
+	key = window_pick_key(w);
+	if (key < 0) {
+		ret = 1;
 		goto out;
 	}
 	set_bit(key, w->keys_used);
@@ -177,13 +186,14 @@ chain:
 	it->chain = batch_chain_of(b, it->p);
 	it->old_rkey = w->rkey;
 	w->wc_status = IB_WC_SUCCESS;
-	if (it->inv) {
+	it->chain->revokes |= it->inv;
+	if (it->reg) {
+		verbs_prep_reg(w, &it->inv_wr, &it->reg_wr, it->key, op->access);
+		batch_link(it->chain, &it->inv_wr);
+		batch_link(it->chain, &it->reg_wr.wr);
+	} else {
 		verbs_prep_inv(w, &it->inv_wr, it->old_rkey);
 		batch_link(it->chain, &it->inv_wr);
-	}
-	if (it->reg) {
-		verbs_prep_reg(w, &it->reg_wr, it->key, op->access);
-		batch_link(it->chain, &it->reg_wr.wr);
 	}
 	it->chain->n++;
 	it->chain->last_item = it;
@@ -195,38 +205,52 @@ out:
 	return ret;
 }
 
+/*
+ * Post a chain: its slots are taken all at once. A chain that cannot be
+ * posted whole cuts its peer off, as a single call would.
+ *
+ * ORDER: only the last request is signaled; see verbs_run().
+ */
 static int batch_post(struct batch_chain *c)
 {
-	unsigned long timeout = msecs_to_jiffies(mwin_op_timeout_ms);
-	unsigned int i;
+	const struct ib_send_wr *bad_wr;
 
-	for (i = 0; i < c->n; i++) {
-		if (down_timeout(&c->p->ops, timeout)) {
-			while (i--)
-				up(&c->p->ops);
-			return -ETIMEDOUT;
-		}
+	c->deadline = jiffies + verbs_timeout(c->revokes);
+	if (peer_ops_get(c->p, c->n, c->deadline, !c->revokes)) {
+		peer_cut_off(c->p);
+		return -ECONNABORTED;
 	}
 	c->last->wr_cqe = &c->cqe;
 	c->last->send_flags = IB_SEND_SIGNALED;
-	if (ib_post_send(c->p->qp, c->first, NULL))
-		return -ESHUTDOWN;
+	if (ib_post_send(c->p->qp, c->first, &bad_wr)) {
+		peer_cut_off(c->p);
+		if (bad_wr != c->first)
+			return -ETIMEDOUT;	/* its end never completes */
+		peer_ops_put(c->p, c->n);
+		return -ECONNABORTED;
+	}
 	return 0;
 }
 
+/* Wait for a posted chain, within its bound, or cut its peer off. */
 static void batch_wait(struct batch_chain *c)
 {
-	unsigned int i;
+	long left;
 
 	if (c->error)
 		return;
-	if (!wait_for_completion_timeout(&c->done,
-					 msecs_to_jiffies(mwin_op_timeout_ms))) {
+	left = max_t(long, c->deadline - jiffies, 1);
+	if (wait_for_completion_timeout(&c->done, left) > 0) {
+		peer_ops_put(c->p, c->n);
+		return;
+	}
+	peer_cut_off(c->p);
+	if (!verbs_flushed(&c->done)) {
 		c->error = -ETIMEDOUT;
 		return;
 	}
-	for (i = 0; i < c->n; i++)
-		up(&c->p->ops);
+	peer_ops_put(c->p, c->n);
+	c->error = -ECONNABORTED;
 }
 
 /* Give an entry its result and its peer the messages, as the single call. */
@@ -242,7 +266,7 @@ static void batch_finish(struct batch_item *it)
 		status = c->status;
 	ret = c->error ?: verbs_status_errno(w, status);
 	if (ret) {
-		it->op->result = window_op_failed(w, ret);
+		it->op->result = window_op_failed(w, ret, it->inv);
 	} else if (it->reg) {
 		w->rkey = w->mr->rkey;
 		w->access = it->op->access;
@@ -283,17 +307,20 @@ static void batch_flush(struct batch *b, unsigned int upto)
 	for (i = 0; i < upto; i++)
 		if (b->items[i].pending)
 			batch_finish(&b->items[i]);
+	mwin_test_delay(MWIN_TEST_BATCH_RELEASE);
 	/* Each peer's messages of this flush go out together. */
 	for (i = 0; i < b->nchains; i++)
 		peer_release_msgs(b->chains[i].p);
 	/*
-	 * A chain the device did not complete still names its windows' MRs
-	 * and this batch's memory: drain its QP before both go.
+	 * A chain the device did not even flush still names this batch's
+	 * memory: drain its QP before it goes. This waits only for a device
+	 * that does not flush a QP in error.
 	 */
 	for (i = 0; i < b->nchains; i++) {
 		c = &b->chains[i];
-		if (c->error == -ETIMEDOUT || c->error == -ESHUTDOWN)
-			peer_kill_sync(c->p);
+		if (c->error == -ETIMEDOUT)
+			peer_kill_sync(c->p, MWIN_DOWN_CUT_OFF);
+		peer_put(c->p);
 	}
 	b->pending = 0;
 	b->nchains = 0;
@@ -307,11 +334,15 @@ static int batch_single(struct mwin_file *f, struct mwin_batch_op *op)
 		.peer = op->peer, .access = op->access,
 		.offset = op->offset, .length = op->length,
 	};
+	struct mwin_ucmd ucmd = { .f = f, .cmd = &bind };
 	int ret;
 
 	switch (op->opcode) {
 	case MWIN_BATCH_CREATE:
-		ret = window_create(f, &bind);
+		/* the batch's results are copied out at its end */
+		ret = window_create(&ucmd);
+		if (!ret)
+			ucmd.ops->finalize(ucmd.obj);
 		break;
 	case MWIN_BATCH_REBIND:
 		ret = window_rebind(&bind);
@@ -346,24 +377,25 @@ static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
  * @ops: entries, each already checked as the single call checks its
  *	argument (a non-zero @result marks an entry that failed that check)
  * @n: number of entries
+ * @failed: out, the number of entries that failed
  *
- * Return: the number of entries that failed.
+ * Return: 0, or -ENOMEM when no entry was carried out.
  */
-unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
-			  unsigned int n)
+int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+		 unsigned int n, u32 *failed)
 {
 	struct batch *b;
 	struct batch_item *it;
-	unsigned int i, failed = 0;
+	unsigned int i;
 	int ret;
 
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
-		return n;
+		return -ENOMEM;
 	b->items = kcalloc(n, sizeof(*b->items), GFP_KERNEL);
 	if (!b->items) {
 		kfree(b);
-		return n;
+		return -ENOMEM;
 	}
 
 	for (i = 0; i < n; i++) {
@@ -394,12 +426,13 @@ unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
 	}
 	batch_flush(b, n);
 
+	*failed = 0;
 	for (i = 0; i < n; i++) {
 		if (b->items[i].w)
 			window_put(b->items[i].w);
-		failed += !!ops[i].result;
+		*failed += !!ops[i].result;
 	}
 	kfree(b->items);
 	kfree(b);
-	return failed;
+	return 0;
 }

@@ -32,6 +32,24 @@ u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev)
 	return (u64)dev->max_pages << shift;
 }
 
+static void mwin_dev_release(struct kref *kref)
+{
+	struct mwin_dev *dev = container_of(kref, struct mwin_dev, kref);
+
+	xa_destroy(&dev->mr_windows);
+	kfree(dev);
+}
+
+/*
+ * A peer keeps its device's mwin_dev, so that a caller holding the peer
+ * may look at dev->dying after the remove callback ran; dev->ibdev is not
+ * to be touched then.
+ */
+void mwin_dev_put(struct mwin_dev *dev)
+{
+	kref_put(&dev->kref, mwin_dev_release);
+}
+
 static int mwin_add_one(struct ib_device *ibdev)
 {
 	struct ib_device_attr *attrs = &ibdev->attrs;
@@ -41,6 +59,7 @@ static int mwin_add_one(struct ib_device *ibdev)
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
+	kref_init(&dev->kref);
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->peers);
 	xa_init(&dev->mr_windows);
@@ -91,7 +110,7 @@ static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
 		spin_unlock(&dev->lock);
 		if (!p)
 			break;
-		peer_kill_sync(p);
+		peer_kill_sync(p, MWIN_DOWN_DEVICE);
 		peer_put(p);
 	}
 
@@ -101,9 +120,8 @@ static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&mwin_devs_lock);
 
 	WARN_ON(!xa_empty(&dev->mr_windows));
-	xa_destroy(&dev->mr_windows);
 	dev_info(&ibdev->dev, "mwin: removed\n");
-	kfree(dev);
+	mwin_dev_put(dev);
 }
 
 struct ib_client mwin_client = {

@@ -2,56 +2,85 @@
 /*
  * The ioctl layer: argument size and reserved-field checks, dispatch.
  *
- * Every argument starts with __u32 size and __u32 flags. The command number
- * selects the handler; the size encoded in the number is ignored so that
+ * Every argument starts with __u32 size and __u32 flags. Only the command
+ * numbers of the uAPI header are accepted, whole: type, number, direction
+ * and encoded size (that of the first version of the struct). The size of
+ * the struct the caller knows is read from its first field, so that
  * structs can grow (see the uAPI header).
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 
 #include "mwin.h"
 
+static void mwin_fill_dev_info(struct mwin_dev_info *di,
+			       const struct mwin_dev *dev)
+{
+	strscpy(di->name, dev_name(&dev->ibdev->dev), sizeof(di->name));
+	di->index = dev->ibdev->index;
+	di->max_pages = dev->max_pages;
+	di->page_size_cap = dev->ibdev->attrs.page_size_cap;
+	di->max_window_bytes = mwin_dev_max_window_bytes(dev);
+	di->caps = (dev->fast_reg ? MWIN_DEV_CAP_FAST_REG : 0) |
+		   (dev->atomic ? MWIN_DEV_CAP_ATOMIC : 0);
+	di->nr_peers = READ_ONCE(dev->nr_peers);
+}
+
+/*
+ * The devices are copied into a kernel buffer under mwin_devs_lock and to
+ * user space after it is dropped: the caller's buffer may fault slowly
+ * (userfaultfd, FUSE), and the lock is what accepting a peer and removing
+ * a device wait for. The buffer holds at most one entry per device.
+ */
 static int mwin_info_devs(struct mwin_info *info)
 {
-	struct mwin_dev_info __user *udevs = u64_to_user_ptr(info->devs);
+	u8 __user *udevs = u64_to_user_ptr(info->devs);
 	u32 usize = info->dev_info_size;
-	struct mwin_dev_info di;
+	struct mwin_dev_info *di = NULL;
+	u32 cap = 0, n = 0, i, nr;
 	struct mwin_dev *dev;
-	u32 n = 0;
 	int ret = 0;
 
 	if (info->devs && usize < offsetofend(struct mwin_dev_info, nr_peers))
 		return -EINVAL;
 
 	mutex_lock(&mwin_devs_lock);
-	list_for_each_entry(dev, &mwin_devs, node) {
-		if (info->devs && n < info->nr_devs) {
-			memset(&di, 0, sizeof(di));
-			strscpy(di.name, dev_name(&dev->ibdev->dev),
-				sizeof(di.name));
-			di.index = dev->ibdev->index;
-			di.max_pages = dev->max_pages;
-			di.page_size_cap = dev->ibdev->attrs.page_size_cap;
-			di.max_window_bytes = mwin_dev_max_window_bytes(dev);
-			di.caps = (dev->fast_reg ? MWIN_DEV_CAP_FAST_REG : 0) |
-				  (dev->atomic ? MWIN_DEV_CAP_ATOMIC : 0);
-			di.nr_peers = READ_ONCE(dev->nr_peers);
-			if (copy_to_user((u8 __user *)udevs + (size_t)n * usize,
-					 &di, min_t(u32, usize, sizeof(di)))) {
-				ret = -EFAULT;
-				break;
-			}
-		}
+	list_for_each_entry(dev, &mwin_devs, node)
 		n++;
+	if (info->devs)
+		cap = min(info->nr_devs, n);
+	if (cap) {
+		di = kcalloc(cap, sizeof(*di), GFP_KERNEL);
+		if (!di) {
+			mutex_unlock(&mwin_devs_lock);
+			return -ENOMEM;
+		}
+	}
+	i = 0;
+	list_for_each_entry(dev, &mwin_devs, node) {
+		if (i == cap)
+			break;
+		mwin_fill_dev_info(&di[i++], dev);
 	}
 	mutex_unlock(&mwin_devs_lock);
+
+	nr = i;
+	for (i = 0; i < nr; i++) {
+		if (copy_to_user(udevs + (size_t)i * usize, &di[i],
+				 min_t(u32, usize, sizeof(di[i])))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	kfree(di);
 	info->nr_devs = n;
 	return ret;
 }
 
-static int mwin_cmd_info(struct mwin_file *f, void *arg)
+static int mwin_cmd_info(struct mwin_ucmd *ucmd)
 {
-	struct mwin_info *info = arg;
+	struct mwin_info *info = ucmd->cmd;
 
 	if (info->flags || info->__reserved)
 		return -EINVAL;
@@ -67,14 +96,14 @@ static int mwin_cmd_info(struct mwin_file *f, void *arg)
 	return mwin_info_devs(info);
 }
 
-static int mwin_cmd_region_create(struct mwin_file *f, void *arg)
+static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 {
-	struct mwin_region_create *cmd = arg;
+	struct mwin_region_create *cmd = ucmd->cmd;
 
 	if (cmd->flags & ~MWIN_CREATE_FD_OWNED || cmd->__reserved || cmd->id ||
 	    cmd->mmap_offset)
 		return -EINVAL;
-	return region_create(f, cmd);
+	return region_create(ucmd);
 }
 
 static int mwin_check_destroy(struct mwin_destroy *cmd, u32 allowed_flags)
@@ -84,17 +113,17 @@ static int mwin_check_destroy(struct mwin_destroy *cmd, u32 allowed_flags)
 	return cmd->id ? 0 : -ENOENT;
 }
 
-static int mwin_cmd_region_destroy(struct mwin_file *f, void *arg)
+static int mwin_cmd_region_destroy(struct mwin_ucmd *ucmd)
 {
-	struct mwin_destroy *cmd = arg;
+	struct mwin_destroy *cmd = ucmd->cmd;
 
 	return mwin_check_destroy(cmd, MWIN_REGION_DESTROY_FORCE) ?:
 	       region_destroy(cmd->id, cmd->flags);
 }
 
-static int mwin_cmd_region_get(struct mwin_file *f, void *arg)
+static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 {
-	struct mwin_region_info *info = arg;
+	struct mwin_region_info *info = ucmd->cmd;
 
 	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
 		return -EINVAL;
@@ -114,19 +143,19 @@ static int mwin_check_bind(struct mwin_window_bind *cmd, u32 allowed_flags)
 	return 0;
 }
 
-static int mwin_cmd_window_create(struct mwin_file *f, void *arg)
+static int mwin_cmd_window_create(struct mwin_ucmd *ucmd)
 {
-	struct mwin_window_bind *cmd = arg;
+	struct mwin_window_bind *cmd = ucmd->cmd;
 
 	if (cmd->id)
 		return -EINVAL;
 	return mwin_check_bind(cmd, MWIN_WINDOW_CREATE_FLAGS) ?:
-	       window_create(f, cmd);
+	       window_create(ucmd);
 }
 
-static int mwin_cmd_window_rebind(struct mwin_file *f, void *arg)
+static int mwin_cmd_window_rebind(struct mwin_ucmd *ucmd)
 {
-	struct mwin_window_bind *cmd = arg;
+	struct mwin_window_bind *cmd = ucmd->cmd;
 
 	if (cmd->region)
 		return -EINVAL;
@@ -134,42 +163,45 @@ static int mwin_cmd_window_rebind(struct mwin_file *f, void *arg)
 	       window_rebind(cmd);
 }
 
-static int mwin_cmd_window_invalidate(struct mwin_file *f, void *arg)
+static int mwin_cmd_window_invalidate(struct mwin_ucmd *ucmd)
 {
-	struct mwin_destroy *cmd = arg;
+	struct mwin_destroy *cmd = ucmd->cmd;
 
 	return mwin_check_destroy(cmd, 0) ?: window_invalidate(cmd->id);
 }
 
-static int mwin_cmd_window_destroy(struct mwin_file *f, void *arg)
+static int mwin_cmd_window_destroy(struct mwin_ucmd *ucmd)
 {
-	struct mwin_destroy *cmd = arg;
+	struct mwin_destroy *cmd = ucmd->cmd;
 
 	return mwin_check_destroy(cmd, 0) ?: window_destroy(cmd->id);
 }
 
-static int mwin_cmd_window_get(struct mwin_file *f, void *arg)
+static int mwin_cmd_window_get(struct mwin_ucmd *ucmd)
 {
-	struct mwin_window_info *info = arg;
+	struct mwin_window_info *info = ucmd->cmd;
 
 	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
 		return -EINVAL;
 	return window_get_info(info);
 }
 
-static int mwin_cmd_peer_get(struct mwin_file *f, void *arg)
+static int mwin_cmd_peer_get(struct mwin_ucmd *ucmd)
 {
-	struct mwin_peer_info *info = arg;
+	struct mwin_peer_info *info = ucmd->cmd;
 
 	if (info->flags & ~MWIN_GET_NEXT)
 		return -EINVAL;
 	return peer_fill_info(info);
 }
 
-static int mwin_cmd_peer_disconnect(struct mwin_file *f, void *arg)
+/* A peer is the host's, not an opener's: only an administrator drops one. */
+static int mwin_cmd_peer_disconnect(struct mwin_ucmd *ucmd)
 {
-	struct mwin_destroy *cmd = arg;
+	struct mwin_destroy *cmd = ucmd->cmd;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	return mwin_check_destroy(cmd, 0) ?: peer_disconnect(cmd->id);
 }
 
@@ -203,9 +235,15 @@ static int mwin_check_batch_op(struct mwin_batch_op *op)
 	}
 }
 
-static int mwin_cmd_window_batch(struct mwin_file *f, void *arg)
+/*
+ * An entry is the caller's sizeof(struct mwin_batch_op): room for it to
+ * grow, but not so much that a batch asks for megabytes of tail to check.
+ */
+#define MWIN_BATCH_OP_MAX_SIZE	4096
+
+static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 {
-	struct mwin_window_batch *cmd = arg;
+	struct mwin_window_batch *cmd = ucmd->cmd;
 	u8 __user *uops = u64_to_user_ptr(cmd->ops);
 	size_t usize = cmd->op_size;
 	struct mwin_batch_op *ops;
@@ -214,7 +252,8 @@ static int mwin_cmd_window_batch(struct mwin_file *f, void *arg)
 
 	if (cmd->flags || cmd->__reserved || cmd->failed || !n ||
 	    n > MWIN_BATCH_MAX ||
-	    usize < offsetofend(struct mwin_batch_op, iova))
+	    usize < offsetofend(struct mwin_batch_op, iova) ||
+	    usize > MWIN_BATCH_OP_MAX_SIZE)
 		return -EINVAL;
 	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
 	if (!ops)
@@ -227,7 +266,9 @@ static int mwin_cmd_window_batch(struct mwin_file *f, void *arg)
 	for (i = 0; i < n; i++)
 		ops[i].result = mwin_check_batch_op(&ops[i]);
 
-	cmd->failed = window_batch(f, ops, n);
+	ret = window_batch(ucmd->f, ops, n, &cmd->failed);
+	if (ret)
+		goto out;
 
 	for (i = 0; i < n; i++)
 		if (copy_to_user(uops + i * usize, &ops[i],
@@ -238,13 +279,13 @@ out:
 	return ret;
 }
 
-static int mwin_cmd_monitor(struct mwin_file *f, void *arg)
+static int mwin_cmd_monitor(struct mwin_ucmd *ucmd)
 {
-	struct mwin_monitor *cmd = arg;
+	struct mwin_monitor *cmd = ucmd->cmd;
 
 	if (cmd->flags)
 		return -EINVAL;
-	return mwin_monitor_start(f);
+	return mwin_monitor_start(ucmd->f);
 }
 
 union mwin_ucmd_buffer {
@@ -260,43 +301,54 @@ union mwin_ucmd_buffer {
 };
 
 struct mwin_ioctl_op {
+	unsigned int ioctl_num;
 	unsigned int size;
 	unsigned int min_size;
-	int (*execute)(struct mwin_file *f, void *arg);
+	bool changes;		/* needs a file opened for writing */
+	int (*execute)(struct mwin_ucmd *ucmd);
 };
 
-#define IOCTL_OP(_cmd, _fn, _struct, _last)				\
+#define IOCTL_OP_MODE(_cmd, _fn, _struct, _last, _changes)		\
 	[MWIN_CMD_##_cmd] = {						\
-		.size = sizeof(_struct),				\
+		.ioctl_num = MWIN_##_cmd,				\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
+					  sizeof(union mwin_ucmd_buffer)), \
 		.min_size = offsetofend(_struct, _last),		\
+		.changes = _changes,					\
 		.execute = _fn,						\
 	}
+/* a command that only reads, and one that changes state */
+#define IOCTL_OP(_cmd, _fn, _struct, _last)				\
+	IOCTL_OP_MODE(_cmd, _fn, _struct, _last, false)
+#define IOCTL_OP_W(_cmd, _fn, _struct, _last)				\
+	IOCTL_OP_MODE(_cmd, _fn, _struct, _last, true)
 
 static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP(INFO, mwin_cmd_info, struct mwin_info, __reserved),
-	IOCTL_OP(REGION_CREATE, mwin_cmd_region_create,
-		 struct mwin_region_create, mmap_offset),
-	IOCTL_OP(REGION_DESTROY, mwin_cmd_region_destroy,
-		 struct mwin_destroy, __reserved),
-	IOCTL_OP(REGION_GET, mwin_cmd_region_get, struct mwin_region_info,
-		 __reserved),
-	IOCTL_OP(WINDOW_CREATE, mwin_cmd_window_create,
-		 struct mwin_window_bind, iova),
-	IOCTL_OP(WINDOW_REBIND, mwin_cmd_window_rebind,
-		 struct mwin_window_bind, iova),
-	IOCTL_OP(WINDOW_INVALIDATE, mwin_cmd_window_invalidate,
-		 struct mwin_destroy, __reserved),
-	IOCTL_OP(WINDOW_DESTROY, mwin_cmd_window_destroy,
-		 struct mwin_destroy, __reserved),
-	IOCTL_OP(WINDOW_GET, mwin_cmd_window_get, struct mwin_window_info,
-		 __reserved),
+	IOCTL_OP_W(REGION_CREATE, mwin_cmd_region_create,
+		   struct mwin_region_create, mmap_offset),
+	IOCTL_OP_W(REGION_DESTROY, mwin_cmd_region_destroy,
+		   struct mwin_destroy, __reserved),
+	IOCTL_OP(REGION_GET, mwin_cmd_region_get,
+		 struct mwin_region_info, __reserved),
+	IOCTL_OP_W(WINDOW_CREATE, mwin_cmd_window_create,
+		   struct mwin_window_bind, iova),
+	IOCTL_OP_W(WINDOW_REBIND, mwin_cmd_window_rebind,
+		   struct mwin_window_bind, iova),
+	IOCTL_OP_W(WINDOW_INVALIDATE, mwin_cmd_window_invalidate,
+		   struct mwin_destroy, __reserved),
+	IOCTL_OP_W(WINDOW_DESTROY, mwin_cmd_window_destroy,
+		   struct mwin_destroy, __reserved),
+	IOCTL_OP(WINDOW_GET, mwin_cmd_window_get,
+		 struct mwin_window_info, __reserved),
 	IOCTL_OP(PEER_GET, mwin_cmd_peer_get, struct mwin_peer_info,
 		 rejected_invalidations),
-	IOCTL_OP(PEER_DISCONNECT, mwin_cmd_peer_disconnect,
-		 struct mwin_destroy, __reserved),
+	IOCTL_OP_W(PEER_DISCONNECT, mwin_cmd_peer_disconnect,
+		   struct mwin_destroy, __reserved),
 	IOCTL_OP(MONITOR, mwin_cmd_monitor, struct mwin_monitor, flags),
-	IOCTL_OP(WINDOW_BATCH, mwin_cmd_window_batch, struct mwin_window_batch,
-		 __reserved),
+	IOCTL_OP_W(WINDOW_BATCH, mwin_cmd_window_batch,
+		   struct mwin_window_batch, __reserved),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -304,14 +356,19 @@ long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	const struct mwin_ioctl_op *op;
 	union mwin_ucmd_buffer buf;
+	struct mwin_ucmd ucmd = {};
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;
 	int ret;
 
-	if (_IOC_TYPE(cmd) != MWIN_IOCTL_MAGIC ||
-	    nr >= ARRAY_SIZE(mwin_ioctl_ops) || !mwin_ioctl_ops[nr].execute)
+	if (nr >= ARRAY_SIZE(mwin_ioctl_ops))
 		return -ENOTTY;
 	op = &mwin_ioctl_ops[nr];
+	/* the whole number: type, direction and encoded size too */
+	if (!op->execute || op->ioctl_num != cmd)
+		return -ENOTTY;
+	if (op->changes && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
@@ -321,10 +378,15 @@ long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (ret)
 		return ret;
 
-	ret = op->execute(file->private_data, &buf);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
-		return -EFAULT;
-	return 0;
+	ucmd.f = file->private_data;
+	ucmd.cmd = &buf;
+	ret = op->execute(&ucmd);
+	if (!ret && copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+		ret = -EFAULT;
+	/* Respond, then make the new object visible: EFAULT leaves nothing. */
+	if (ucmd.obj && ret)
+		ucmd.ops->abort(ucmd.obj);
+	else if (ucmd.obj)
+		ucmd.ops->finalize(ucmd.obj);
+	return ret;
 }

@@ -4,6 +4,7 @@
  *
  * Module parameters, the misc device and module load and unload.
  */
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -27,15 +28,90 @@ unsigned int mwin_max_peers = 256;
 module_param_named(max_peers, mwin_max_peers, uint, 0644);
 MODULE_PARM_DESC(max_peers, "Peers that may be connected at once");
 
+/*
+ * Parameters that bound a wait. A value out of range would break every
+ * window operation (0 ms) or leave callers blocked for hours, so it is
+ * refused with EINVAL, at load and on a write to
+ * /sys/module/mwin/parameters/, and the old value stays.
+ */
+static int mwin_param_set_range(const char *val, const struct kernel_param *kp,
+				unsigned int min, unsigned int max, bool zero)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n))
+		return -EINVAL;
+	if (!(zero && !n) && (n < min || n > max))
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static int mwin_set_op_timeout(const char *val, const struct kernel_param *kp)
+{
+	return mwin_param_set_range(val, kp, 100, 60000, false);
+}
+
+static const struct kernel_param_ops mwin_op_timeout_ops = {
+	.set = mwin_set_op_timeout,
+	.get = param_get_uint,
+};
+
 unsigned int mwin_op_timeout_ms = 10000;
-module_param_named(op_timeout_ms, mwin_op_timeout_ms, uint, 0644);
+module_param_cb(op_timeout_ms, &mwin_op_timeout_ops, &mwin_op_timeout_ms,
+		0644);
+__MODULE_PARM_TYPE(op_timeout_ms, "uint");
 MODULE_PARM_DESC(op_timeout_ms,
-		 "How long to wait for the device to complete a window operation");
+		 "How long to wait for the device to complete a window operation (100-60000)");
+
+static int mwin_set_keepalive(const char *val, const struct kernel_param *kp)
+{
+	return mwin_param_set_range(val, kp, 100, 3600000, true);
+}
+
+static const struct kernel_param_ops mwin_keepalive_ops = {
+	.set = mwin_set_keepalive,
+	.get = param_get_uint,
+};
 
 unsigned int mwin_keepalive_ms = 5000;
-module_param_named(keepalive_ms, mwin_keepalive_ms, uint, 0644);
+module_param_cb(keepalive_ms, &mwin_keepalive_ops, &mwin_keepalive_ms, 0644);
+__MODULE_PARM_TYPE(keepalive_ms, "uint");
 MODULE_PARM_DESC(keepalive_ms,
-		 "How often to check that a connected peer still answers (0: never)");
+		 "How often to check that a connected peer still answers (0: never, else 100-3600000)");
+
+static int mwin_set_revoke_timeout(const char *val,
+				   const struct kernel_param *kp)
+{
+	return mwin_param_set_range(val, kp, 10, 5000, false);
+}
+
+static const struct kernel_param_ops mwin_revoke_timeout_ops = {
+	.set = mwin_set_revoke_timeout,
+	.get = param_get_uint,
+};
+
+unsigned int mwin_revoke_timeout_ms = 250;
+module_param_cb(revoke_timeout_ms, &mwin_revoke_timeout_ops,
+		&mwin_revoke_timeout_ms, 0644);
+__MODULE_PARM_TYPE(revoke_timeout_ms, "uint");
+MODULE_PARM_DESC(revoke_timeout_ms,
+		 "How long a revoke waits for its invalidation before the peer is cut off (10-5000)");
+
+#ifdef MWIN_TEST
+static unsigned int mwin_test_point;
+module_param_named(test_delay_point, mwin_test_point, uint, 0644);
+MODULE_PARM_DESC(test_delay_point, "Test build: where to sleep (enum mwin_test_point)");
+static unsigned int mwin_test_delay_ms;
+module_param_named(test_delay_ms, mwin_test_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_delay_ms, "Test build: how long to sleep there (at most 10000)");
+
+void mwin_test_delay(enum mwin_test_point point)
+{
+	if (READ_ONCE(mwin_test_point) == point)
+		msleep(min(READ_ONCE(mwin_test_delay_ms), 10000U));
+}
+#endif
 
 DEFINE_XARRAY_ALLOC1(mwin_regions);
 DEFINE_XARRAY_ALLOC1(mwin_windows);
@@ -57,6 +133,17 @@ int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next)
 	if (ret == -EBUSY)
 		return -ENOSPC;
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Make a reserved id name @entry. Storing into an index that xa_alloc()
+ * reserved allocates nothing, so it cannot fail.
+ */
+void mwin_publish_id(struct xarray *xa, u32 id, void *entry)
+{
+	void *old = xa_store(xa, id, entry, 0);
+
+	WARN_ON(old || xa_is_err(old));
 }
 
 /*

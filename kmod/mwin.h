@@ -21,8 +21,9 @@
  *                                  setting up a peer; creating and
  *                                  removing a region's DMA map
  *   region->lock                   window tree, DMA maps
+ *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
- *   peer->lock (spinlock)          peer state and window list
+ *   peer->lock (spinlock)          peer state, window list, rkey history
  * No global lock is held while waiting for the device.
  *
  * Window states (enum mwin_window_state in the uAPI)
@@ -31,8 +32,16 @@
  *   INVALIDATED --rebind: REG_MR ok--> BOUND
  *   BOUND|INVALIDATED --peer gone, QP error--> UNBOUND (MR deregistered)
  *   UNBOUND --rebind with a peer--> BOUND
- *   any --completion timed out--> BROKEN (MR kept until the peer's QP is
- *   drained, then UNBOUND)
+ *   any --operation failed, or cut off--> UNBOUND (the peer is torn down)
+ *   any --cut off, and the device did not even flush--> BROKEN (MR kept
+ *   until the peer's QP is drained, then UNBOUND)
+ *
+ * Revocation bound
+ *   A chain that revokes an rkey waits at most revoke_timeout_ms for its
+ *   permits and its completion. Past that, or when the caller is killed or
+ *   the post fails, the peer is cut off: its QP is moved to ERR before the
+ *   call returns, so nothing reaches memory through the peer's PD any more,
+ *   whatever the peer does (see peer_cut_off()).
  */
 #ifndef _MWIN_H
 #define _MWIN_H
@@ -59,6 +68,20 @@
 	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET)
 /* Window operations in flight on one QP: bounds the send queue. */
 #define MWIN_OPS_DEPTH		64
+/* rkeys a peer may still hand back after they were revoked: a batch's */
+#define MWIN_PEER_REVOKED	MWIN_BATCH_MAX
+
+/* Why a peer was torn down: the first reason wins. */
+enum mwin_peer_down {
+	MWIN_DOWN_DISCONNECT,	/* the peer, or the CM, closed the connection */
+	MWIN_DOWN_QP_ERROR,	/* a request failed: access error, retries */
+	MWIN_DOWN_KEEPALIVE,	/* no answer to a keepalive */
+	MWIN_DOWN_CUT_OFF,	/* a revoke did not complete in time */
+	MWIN_DOWN_OPERATOR,	/* MWIN_PEER_DISCONNECT */
+	MWIN_DOWN_DEVICE,	/* the RDMA device went away */
+	MWIN_DOWN_HOSTILE,	/* invalidated an rkey that is not its own */
+	MWIN_DOWN_NO_MESSAGES,	/* took no messages for op_timeout_ms */
+};
 
 /* Module parameters. */
 extern unsigned short mwin_port;
@@ -67,6 +90,7 @@ extern unsigned int mwin_max_windows;
 extern unsigned int mwin_max_peers;
 extern unsigned int mwin_op_timeout_ms;
 extern unsigned int mwin_keepalive_ms;
+extern unsigned int mwin_revoke_timeout_ms;
 
 /* Published objects, by id. */
 extern struct xarray mwin_regions;
@@ -78,6 +102,28 @@ extern atomic_t mwin_nr_peers;
 extern struct workqueue_struct *mwin_wq;
 
 int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
+void mwin_publish_id(struct xarray *xa, u32 id, void *entry);
+
+/*
+ * Race windows a test build (MWIN_TEST=1, see Kbuild) can widen by a
+ * sleep, each where a fix of selftests/mwin_delays.c's races made the
+ * code safe against what happens meanwhile.
+ */
+enum mwin_test_point {
+	MWIN_TEST_NONE,
+	MWIN_TEST_PEER_PUBLISH,	/* accepted, not yet published */
+	MWIN_TEST_BATCH_RELEASE, /* entries finished, messages held */
+	MWIN_TEST_REMOTE_INV,	/* a hand-back received, not yet handled */
+	MWIN_TEST_MAP_DEV,	/* a bind holds its peer, not mwin_devs_lock */
+	MWIN_TEST_TEARDOWN,	/* a teardown, before it drains the QP */
+};
+
+#ifdef MWIN_TEST
+void mwin_test_delay(enum mwin_test_point point);
+#else
+static inline void mwin_test_delay(enum mwin_test_point point) { }
+#endif
+
 void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
 		    struct kref *(*kref_of)(void *obj));
 
@@ -98,12 +144,39 @@ struct mwin_file {
 };
 
 /**
+ * struct mwin_obj_ops - how a call's new object becomes visible, or goes
+ * @finalize: the caller has the object's id: publish it
+ * @abort: the result could not be copied out: undo the object, quietly
+ */
+struct mwin_obj_ops {
+	void (*finalize)(void *obj);
+	void (*abort)(void *obj);
+};
+
+/**
+ * struct mwin_ucmd - one ioctl call
+ * @f: the caller's file
+ * @cmd: the argument, copied in; copied back out after the handler
+ * @obj: an object the handler made with its id reserved, not visible yet:
+ *	mwin_ioctl() finalizes it once the result reached the caller, or
+ *	aborts it, so that an EFAULT leaves nothing nobody knows of
+ * @ops: @obj's finalize and abort
+ */
+struct mwin_ucmd {
+	struct mwin_file *f;
+	void *cmd;
+	void *obj;
+	const struct mwin_obj_ops *ops;
+};
+
+/**
  * struct mwin_dev - one RDMA device, from the ib_client add callback
  * @ibdev: the device
  * @node: in mwin_devs, under mwin_devs_lock
  * @peers: peers on this device, under @lock
  * @lock: protects @peers, @nr_peers and @dying
- * @dying: the remove callback runs: no new peers
+ * @kref: held by the device list and by each peer on the device
+ * @dying: the remove callback runs: no new peers, no new DMA maps
  * @nr_peers: length of @peers
  * @max_pages: pages one MR can map, clamped to what the device advertises
  * @spare_pages: pages an MR gets beyond what its window needs (a quirk)
@@ -118,6 +191,7 @@ struct mwin_dev {
 	struct list_head node;
 	struct list_head peers;
 	spinlock_t lock;		/* @peers, @nr_peers, @dying */
+	struct kref kref;
 	bool dying;
 	unsigned int nr_peers;
 	u32 max_pages;
@@ -188,8 +262,21 @@ struct mwin_peer {
 	unsigned long flags;
 #define MWIN_PEER_KILLED	0
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
+#define MWIN_PEER_CUT_OFF	2	/* its QP was moved to ERR */
+#define MWIN_PEER_DRAINED	3	/* the teardown drained its QP */
+	enum mwin_peer_down down_reason;
+	/* the CONNECT_REQUEST handler is done with the peer */
+	struct completion set_up;
+	/* the teardown is done with the peer (peer_wait_torn_down()) */
+	struct completion torn_down;
 
-	struct semaphore ops;
+	/* slots for window requests on the send queue: MWIN_OPS_DEPTH */
+	atomic_t ops_free;
+	wait_queue_head_t ops_wait;
+
+	/* rkeys revoked from this peer, newest last, under @lock */
+	u32 revoked[MWIN_PEER_REVOKED];
+	unsigned int revoked_next;
 
 	/*
 	 * Messages: MWIN_SEND_DEPTH slots of MWIN_WIRE_MSGS_PER_SEND
@@ -229,6 +316,7 @@ struct mwin_range {
 	u64 start;
 	u64 last;
 	u64 subtree_last;
+	struct mwin_window *window;
 };
 
 struct mwin_window {
@@ -240,9 +328,12 @@ struct mwin_window {
 	struct mutex lock;		/* everything below; one op at a time */
 	bool batched;			/* a batch owns the window: see window_lock() */
 	bool dead;
+	bool granted;			/* its creation was finalized */
 
 	struct mwin_region *region;
 	struct mwin_range range;
+	/* holds the old range in the tree while a rebind moves the window */
+	struct mwin_range old_range;
 	u32 access;
 	enum mwin_window_state state;
 
@@ -302,10 +393,11 @@ extern struct ib_client mwin_client;
 extern struct mutex mwin_devs_lock;
 extern struct list_head mwin_devs;
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev);
+void mwin_dev_put(struct mwin_dev *dev);
 u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift);
 
 /* region.c */
-int region_create(struct mwin_file *f, struct mwin_region_create *arg);
+int region_create(struct mwin_ucmd *ucmd);
 int region_destroy(u32 id, u32 flags);
 struct mwin_region *region_get(u32 id);
 void region_put(struct mwin_region *r);
@@ -316,18 +408,22 @@ const struct mwin_region_map *region_map_dev(struct mwin_region *r,
 void region_unmap_dev_all(struct mwin_dev *dev);
 int region_insert_range(struct mwin_region *r, struct mwin_range *range,
 			bool overlap);
+int region_check_range(struct mwin_region *r, struct mwin_range *range,
+		       u64 start, u64 last, bool overlap);
 int region_move_range(struct mwin_region *r, struct mwin_range *range,
-		      u64 start, u64 last, bool overlap);
+		      struct mwin_range *old, u64 start, u64 last, bool overlap);
+void region_end_move(struct mwin_region *r, struct mwin_range *range,
+		     struct mwin_range *old, bool undo);
 void region_remove_range(struct mwin_region *r, struct mwin_range *range);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 void region_release_owned(struct mwin_file *f);
 
 /* batch.c */
-unsigned int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
-			  unsigned int n);
+int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+		 unsigned int n, u32 *failed);
 
 /* window.c */
-int window_create(struct mwin_file *f, struct mwin_window_bind *arg);
+int window_create(struct mwin_ucmd *ucmd);
 int window_rebind(struct mwin_window_bind *arg);
 int window_invalidate(u32 id);
 int window_destroy(u32 id);
@@ -343,7 +439,7 @@ u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
 int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 		     const struct mwin_window_bind *arg);
 int window_pick_key(struct mwin_window *w);
-int window_op_failed(struct mwin_window *w, int ret);
+int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_release_owned(struct mwin_file *f);
@@ -356,11 +452,13 @@ void verbs_free_mr(struct mwin_window *w);
 bool verbs_mr_mapped(struct mwin_window *w, u32 shift);
 int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 		 u32 shift);
-int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
-		    u32 access);
+unsigned long verbs_timeout(bool revokes);
+bool verbs_flushed(struct completion *done);
+int verbs_invalidate(struct mwin_window *w);
+int verbs_register(struct mwin_window *w, u8 key, u32 access, bool revokes);
 void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey);
-void verbs_prep_reg(struct mwin_window *w, struct ib_reg_wr *wr, u8 key,
-		    u32 access);
+void verbs_prep_reg(struct mwin_window *w, struct ib_send_wr *inv_wr,
+		    struct ib_reg_wr *reg_wr, u8 key, u32 access);
 int verbs_status_errno(struct mwin_window *w, int status);
 
 /* peer.c */
@@ -368,8 +466,15 @@ int peer_listen(void);
 void peer_stop_listen(void);
 struct mwin_peer *peer_get(u32 id);
 void peer_put(struct mwin_peer *p);
-void peer_kill(struct mwin_peer *p);
-void peer_kill_sync(struct mwin_peer *p);
+void peer_kill(struct mwin_peer *p, enum mwin_peer_down why);
+void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why);
+int peer_wait_torn_down(struct mwin_peer *p);
+void peer_cut_off(struct mwin_peer *p);
+int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
+		 bool killable);
+void peer_ops_put(struct mwin_peer *p, unsigned int n);
+void peer_note_revoked(struct mwin_peer *p, u32 rkey);
+bool peer_revoked(struct mwin_peer *p, u32 rkey);
 int peer_disconnect(u32 id);
 int peer_fill_info(struct mwin_peer_info *info);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,

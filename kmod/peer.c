@@ -41,6 +41,7 @@ static void peer_release(struct kref *kref)
 {
 	struct mwin_peer *p = container_of(kref, struct mwin_peer, kref);
 
+	mwin_dev_put(p->dev);
 	kfree_rcu(p, rcu);
 }
 
@@ -49,17 +50,158 @@ void peer_put(struct mwin_peer *p)
 	kref_put(&p->kref, peer_release);
 }
 
-void peer_kill(struct mwin_peer *p)
+static const char *const peer_down_why[] = {
+	[MWIN_DOWN_DISCONNECT] = "disconnected",
+	[MWIN_DOWN_QP_ERROR] = "a request failed",
+	[MWIN_DOWN_KEEPALIVE] = "no answer to a keepalive",
+	[MWIN_DOWN_CUT_OFF] = "cut off: a revoke did not complete in time",
+	[MWIN_DOWN_OPERATOR] = "disconnected by the operator",
+	[MWIN_DOWN_DEVICE] = "device removed",
+	[MWIN_DOWN_HOSTILE] = "invalidated an rkey not its own",
+	[MWIN_DOWN_NO_MESSAGES] = "takes no messages",
+};
+
+/**
+ * peer_kill() - tear a peer down, once, from a work item
+ * @p: peer
+ * @why: the reason, kept when it is the first
+ */
+void peer_kill(struct mwin_peer *p, enum mwin_peer_down why)
 {
-	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags))
+	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags)) {
+		p->down_reason = why;
 		queue_work(mwin_wq, &p->teardown_work);
+	}
 }
 
-/* Caller holds a reference on @p. */
-void peer_kill_sync(struct mwin_peer *p)
+/*
+ * Caller holds a reference on @p. Unbounded: only device removal, unload,
+ * and a batch whose chain the device did not even flush (its memory must
+ * outlive the device's use of it) wait this way.
+ */
+void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why)
 {
-	peer_kill(p);
+	peer_kill(p, why);
 	flush_work(&p->teardown_work);
+}
+
+/**
+ * peer_wait_torn_down() - wait, as a caller, for a killed peer's teardown
+ * @p: peer, killed; the caller holds a reference
+ *
+ * The teardown waits for the device to drain the peer's QP, which takes
+ * long only on a device that does not flush a QP in error; the caller
+ * waits op_timeout_ms at most all the same, and may be killed.
+ *
+ * Return: 0, -EAGAIN when the teardown is not done in time, or -EINTR.
+ */
+int peer_wait_torn_down(struct mwin_peer *p)
+{
+	long left = wait_for_completion_killable_timeout(&p->torn_down,
+			msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms)));
+
+	if (left > 0)
+		return 0;
+	return left ? -EINTR : -EAGAIN;
+}
+
+/**
+ * peer_cut_off() - stop every remote access through a peer, now
+ * @p: peer; the caller keeps its QP alive (a window attached to @p and
+ *	locked or batched by the caller)
+ *
+ * Moves the QP to ERR before returning: the device takes no more requests
+ * from the peer, so every rkey granted to it is dead however long its
+ * pending work requests take, and those are flushed. Then the peer is torn
+ * down.
+ */
+void peer_cut_off(struct mwin_peer *p)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	if (!test_and_set_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
+		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
+		if (ret)
+			pr_err_ratelimited("mwin: peer %u: cannot move its QP to error: %d\n",
+					   p->id, ret);
+		else
+			pr_info_ratelimited("mwin: peer %u cut off: a revoke or registration did not complete in time\n",
+					    p->id);
+	}
+	peer_kill(p, MWIN_DOWN_CUT_OFF);
+}
+
+static bool peer_ops_take(struct mwin_peer *p, unsigned int n)
+{
+	int free = atomic_read(&p->ops_free);
+
+	do {
+		if (free < n)
+			return false;
+	} while (!atomic_try_cmpxchg(&p->ops_free, &free, free - n));
+	return true;
+}
+
+/**
+ * peer_ops_get() - take slots for @n window requests on a peer's send queue
+ * @p: peer
+ * @n: requests, at most MWIN_OPS_DEPTH, taken all at once so that two
+ *	chains never each hold part of what the other waits for
+ * @deadline: in jiffies
+ * @killable: a fatal signal ends the wait
+ *
+ * Return: 0, -ETIMEDOUT or -EINTR.
+ */
+int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
+		 bool killable)
+{
+	long left = max_t(long, deadline - jiffies, 1);
+
+	if (killable)
+		left = wait_event_killable_timeout(p->ops_wait,
+						   peer_ops_take(p, n), left);
+	else
+		left = wait_event_timeout(p->ops_wait, peer_ops_take(p, n),
+					  left);
+	if (left > 0)
+		return 0;
+	return left ? -EINTR : -ETIMEDOUT;
+}
+
+void peer_ops_put(struct mwin_peer *p, unsigned int n)
+{
+	atomic_add(n, &p->ops_free);
+	wake_up_all(&p->ops_wait);
+}
+
+/**
+ * peer_note_revoked() - remember an rkey revoked from a peer
+ * @p: peer
+ * @rkey: the rkey, dead now
+ *
+ * The peer may hand it back (Send-with-Invalidate) before it learnt of the
+ * revoke: see peer_revoked().
+ */
+void peer_note_revoked(struct mwin_peer *p, u32 rkey)
+{
+	spin_lock(&p->lock);
+	p->revoked[p->revoked_next] = rkey;
+	p->revoked_next = (p->revoked_next + 1) % MWIN_PEER_REVOKED;
+	spin_unlock(&p->lock);
+}
+
+/* Was @rkey granted to @p and revoked since? */
+bool peer_revoked(struct mwin_peer *p, u32 rkey)
+{
+	bool found = false;
+	unsigned int i;
+
+	spin_lock(&p->lock);
+	for (i = 0; i < MWIN_PEER_REVOKED && !found; i++)
+		found = p->revoked[i] == rkey && rkey;
+	spin_unlock(&p->lock);
+	return found;
 }
 
 /*
@@ -85,7 +227,7 @@ static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
 					    p->id, ib_wc_status_msg(wc->status));
-		peer_kill(p);
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 	}
 }
 
@@ -108,7 +250,7 @@ static void peer_post_open(struct mwin_peer *p)
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	if (ib_post_send(p->qp, &wr, NULL)) {
-		peer_kill(p);
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
 	atomic64_add(p->send_queued, &p->msgs_sent);
@@ -135,11 +277,8 @@ static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
 		if (p->sends_inflight == MWIN_SEND_DEPTH) {
 			spin_unlock_bh(&p->send_lock);
 			if (!wait_event_timeout(p->send_wait, peer_slot_free(p),
-						msecs_to_jiffies(mwin_op_timeout_ms))) {
-				pr_info_ratelimited("mwin: peer %u takes no messages: disconnecting it\n",
-						    p->id);
-				peer_kill(p);
-			}
+						msecs_to_jiffies(mwin_op_timeout_ms)))
+				peer_kill(p, MWIN_DOWN_NO_MESSAGES);
 			spin_lock_bh(&p->send_lock);
 			continue;
 		}
@@ -203,9 +342,11 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 {
 	struct mwin_wire_msg m[2], *grant = &m[replaced ? 1 : 0];
 
-	if (replaced)
+	if (replaced) {
+		peer_note_revoked(p, *replaced);
 		peer_msg_revoke(&m[0], p->id, w->id, *replaced,
 				MWIN_REVOKE_REBIND);
+	}
 	mwin_event(MWIN_EVENT_GRANT, w->id, p->id, w->rkey, 0);
 	if (w->flags & MWIN_WINDOW_QUIET)
 		return;
@@ -216,11 +357,15 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 	peer_queue_msgs(p, m, replaced ? 2 : 1);
 }
 
+/* A window whose creation was not finalized was never granted: quiet. */
 void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 		      enum mwin_wire_reason reason)
 {
 	struct mwin_wire_msg m;
 
+	if (!w->granted)
+		return;
+	peer_note_revoked(p, rkey);
 	peer_msg_revoke(&m, p->id, w->id, rkey, reason);
 	if (!(w->flags & MWIN_WINDOW_QUIET))
 		peer_queue_msgs(p, &m, 1);
@@ -242,12 +387,9 @@ static void peer_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct mwin_peer, keepalive_cqe);
 
 	clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("mwin: peer %u does not answer: %s\n",
-					    p->id, ib_wc_status_msg(wc->status));
-		peer_kill(p);
-	}
+	if (wc->status != IB_WC_SUCCESS)
+		peer_kill(p, wc->status == IB_WC_WR_FLUSH_ERR ?
+			  MWIN_DOWN_QP_ERROR : MWIN_DOWN_KEEPALIVE);
 }
 
 static void peer_keepalive_arm(struct mwin_peer *p)
@@ -288,7 +430,7 @@ static void peer_keepalive(struct work_struct *work)
 	}
 	spin_unlock_bh(&p->send_lock);
 	if (failed) {
-		peer_kill(p);
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
 	peer_keepalive_arm(p);
@@ -323,14 +465,16 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: receive failed: %s\n",
 					    p->id, ib_wc_status_msg(wc->status));
-		peer_kill(p);
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
 	atomic64_inc(&p->msgs_received);
-	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		mwin_test_delay(MWIN_TEST_REMOTE_INV);
 		window_remote_invalidate(p, wc->ex.invalidate_rkey);
+	}
 	if (peer_post_recv(p, r))
-		peer_kill(p);
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 }
 
 /* Setup and teardown */
@@ -464,6 +608,8 @@ static void peer_teardown(struct work_struct *work)
 					   teardown_work);
 	struct mwin_dev *dev = p->dev;
 
+	/* A receive may fail before the CONNECT_REQUEST handler published @p. */
+	wait_for_completion(&p->set_up);
 	spin_lock(&p->lock);
 	p->state = MWIN_PEER_CLOSING;
 	spin_unlock(&p->lock);
@@ -478,7 +624,9 @@ static void peer_teardown(struct work_struct *work)
 	spin_unlock_bh(&p->send_lock);
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
+	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
+	set_bit(MWIN_PEER_DRAINED, &p->flags);
 	peer_unbind_windows(p);
 
 	xa_erase(&mwin_peers, p->id);
@@ -491,7 +639,9 @@ static void peer_teardown(struct work_struct *work)
 	rdma_destroy_id(p->cm_id);
 	atomic_dec(&mwin_nr_peers);
 	mwin_event(MWIN_EVENT_PEER_DOWN, 0, p->id, 0, 0);
-	pr_info("mwin: peer %u gone\n", p->id);
+	pr_info_ratelimited("mwin: peer %u down: %s\n", p->id,
+			    peer_down_why[p->down_reason]);
+	complete_all(&p->torn_down);
 	peer_put(p);
 }
 
@@ -512,7 +662,8 @@ static bool peer_hello_ok(const struct rdma_conn_param *conn)
 
 	return conn->private_data_len >= sizeof(*hello) &&
 	       le32_to_cpu(hello->magic) == MWIN_WIRE_MAGIC &&
-	       hello->version == MWIN_WIRE_VERSION;
+	       hello->version == MWIN_WIRE_VERSION &&
+	       !memchr_inv(hello->__reserved, 0, sizeof(hello->__reserved));
 }
 
 static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
@@ -527,7 +678,10 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	spin_lock_init(&p->lock);
 	spin_lock_init(&p->send_lock);
 	init_waitqueue_head(&p->send_wait);
-	sema_init(&p->ops, MWIN_OPS_DEPTH);
+	init_completion(&p->set_up);
+	init_completion(&p->torn_down);
+	atomic_set(&p->ops_free, MWIN_OPS_DEPTH);
+	init_waitqueue_head(&p->ops_wait);
 	INIT_LIST_HEAD(&p->windows);
 	INIT_LIST_HEAD(&p->dev_node);
 	INIT_WORK(&p->teardown_work, peer_teardown);
@@ -536,11 +690,20 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	p->keepalive_cqe.done = peer_keepalive_done;
 	p->state = MWIN_PEER_CONNECTING;
 	p->cm_id = id;
+	kref_get(&dev->kref);
 	p->dev = dev;
 	strscpy(p->dev_name, dev_name(&dev->ibdev->dev), sizeof(p->dev_name));
 	memcpy(&p->addr, &id->route.addr.dst_addr, sizeof(p->addr));
 	return p;
 }
+
+/*
+ * The module's own transport timers, not the peer's: an ACK timeout of
+ * 4.096 us * 2^18 (about 1.07 s) a try, and a peer whose receive queue is
+ * empty is asked to retry a SEND after 0.64 ms.
+ */
+#define MWIN_ACK_TIMEOUT	18
+#define MWIN_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 
 static int peer_accept_conn(struct mwin_peer *p,
 			    const struct rdma_conn_param *req)
@@ -561,7 +724,9 @@ static int peer_accept_conn(struct mwin_peer *p,
 		.rnr_retry_count = 6,
 	};
 
-	return rdma_accept(p->cm_id, &param);
+	return rdma_set_ack_timeout(p->cm_id, MWIN_ACK_TIMEOUT) ?:
+	       rdma_set_min_rnr_timer(p->cm_id, MWIN_MIN_RNR_TIMER) ?:
+	       rdma_accept(p->cm_id, &param);
 }
 
 /* The mwin_dev of an ib_device that is not going away. */
@@ -576,12 +741,34 @@ static struct mwin_dev *peer_find_dev(struct ib_device *ibdev)
 	return NULL;
 }
 
+static void peer_free(struct mwin_peer *p)
+{
+	mwin_dev_put(p->dev);
+	kfree(p);
+}
+
+/* Make @p visible: on its device's list, and by id. */
+static void peer_publish(struct mwin_peer *p)
+{
+	struct mwin_dev *dev = p->dev;
+
+	spin_lock(&dev->lock);
+	list_add_tail(&p->dev_node, &dev->peers);
+	dev->nr_peers++;
+	spin_unlock(&dev->lock);
+	mwin_publish_id(&mwin_peers, p->id, p);
+}
+
 /*
  * Set up and accept a peer. mwin_devs_lock is held throughout, so that the
  * device's remove callback, which takes it to mark the device dying, finds
  * the peer either published on the device's list or not begun.
+ *
+ * Return: 0, or an errno; then nothing is left but *@undo, if set, for
+ * peer_undo_setup().
  */
-static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req)
+static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
+		      struct mwin_peer **undo)
 {
 	struct mwin_dev *dev;
 	struct mwin_peer *p;
@@ -605,26 +792,41 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req)
 	if (ret)
 		goto err_destroy;
 	id->context = p;
+	/*
+	 * Once the REP is out the peer may send, fail a receive and so kill
+	 * @p before it is published: the teardown waits for set_up.
+	 */
 	ret = peer_accept_conn(p, req);
 	if (ret)
 		goto err_destroy;
-
-	spin_lock(&dev->lock);
-	list_add_tail(&p->dev_node, &dev->peers);
-	dev->nr_peers++;
-	spin_unlock(&dev->lock);
-	xa_store(&mwin_peers, pid, p, GFP_KERNEL);
-	pr_info("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
-		p->dev_name);
+	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);
+	peer_publish(p);
+	complete(&p->set_up);
+	pr_debug("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
+		 p->dev_name);
 	return 0;
 
 err_destroy:
+	/* No REP went out, so no teardown is queued; let none be. */
+	set_bit(MWIN_PEER_KILLED, &p->flags);
 	id->context = NULL;
-	peer_destroy_qp(p);
-	xa_erase(&mwin_peers, pid);
-err_free:
-	kfree(p);
+	*undo = p;
 	return ret;
+err_free:
+	peer_free(p);
+	return ret;
+}
+
+/*
+ * Undo a peer_setup() that failed after it made the QP, without
+ * mwin_devs_lock: freeing a CQ waits for its completion work, which may
+ * wait for a window lock, whose holder may wait for mwin_devs_lock.
+ */
+static void peer_undo_setup(struct mwin_peer *p)
+{
+	peer_destroy_qp(p);
+	xa_erase(&mwin_peers, p->id);
+	peer_free(p);
 }
 
 /*
@@ -634,10 +836,20 @@ err_free:
 static int peer_connect_request(struct rdma_cm_id *id,
 				const struct rdma_conn_param *req)
 {
+	struct mwin_peer *undo = NULL;
 	int ret;
 
 	if (!peer_hello_ok(req)) {
-		peer_reject(id, "bad hello (magic or version)");
+		peer_reject(id, "bad hello (magic, version or reserved bytes)");
+		return -EINVAL;
+	}
+	/*
+	 * The peer's REQ sets the RNR retries of the module's own QP; 7 is
+	 * "forever": a peer that then takes no SEND would stall the send
+	 * queue, and every revoke on it, for good.
+	 */
+	if (req->rnr_retry_count >= 7) {
+		peer_reject(id, "RNR retry count 7 (infinite)");
 		return -EINVAL;
 	}
 	if (atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
@@ -647,8 +859,10 @@ static int peer_connect_request(struct rdma_cm_id *id,
 	}
 
 	mutex_lock(&mwin_devs_lock);
-	ret = peer_setup(id, req);
+	ret = peer_setup(id, req, &undo);
 	mutex_unlock(&mwin_devs_lock);
+	if (undo)
+		peer_undo_setup(undo);
 	if (ret) {
 		atomic_dec(&mwin_nr_peers);
 		peer_reject(id, "cannot set up the connection");
@@ -688,7 +902,8 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		if (p)
-			peer_kill(p);
+			peer_kill(p, ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ?
+				  MWIN_DOWN_DEVICE : MWIN_DOWN_DISCONNECT);
 		break;
 	default:
 		break;
@@ -733,12 +948,14 @@ void peer_stop_listen(void)
 int peer_disconnect(u32 id)
 {
 	struct mwin_peer *p = peer_get(id);
+	int ret;
 
 	if (!p)
 		return -ENOENT;
-	peer_kill_sync(p);
+	peer_kill(p, MWIN_DOWN_OPERATOR);
+	ret = peer_wait_torn_down(p);
 	peer_put(p);
-	return 0;
+	return ret;
 }
 
 int peer_fill_info(struct mwin_peer_info *info)

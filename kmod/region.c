@@ -5,6 +5,7 @@
  * window on that device needs it.
  */
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -28,6 +29,7 @@ struct mwin_region *region_get(u32 id)
 	return mwin_find_get(&mwin_regions, &id, false, region_kref);
 }
 
+/* Up to a million pages: may sleep. */
 static void region_free_pages_only(struct mwin_region *r)
 {
 	unsigned long i;
@@ -35,6 +37,7 @@ static void region_free_pages_only(struct mwin_region *r)
 	for (i = 0; i < r->npages && r->pages[i]; i++) {
 		__free_page(r->pages[i]);
 		r->pages[i] = NULL;
+		cond_resched();
 	}
 }
 
@@ -60,13 +63,18 @@ void region_put(struct mwin_region *r)
 	kref_put(&r->kref, region_release);
 }
 
-/* Allocate every chunk at @order; the last one keeps only what it needs. */
+/*
+ * Allocate every chunk at @order; the last one keeps only what it needs.
+ * A caller killed meanwhile stops it: 4 GiB take a while.
+ */
 static int region_alloc_chunks(struct mwin_region *r, unsigned int order)
 {
 	unsigned long i, j, per = 1UL << order;
 	struct page *page;
 
 	for (i = 0; i < r->npages; i += per) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 				   (order ? __GFP_NORETRY : 0), order);
 		if (!page)
@@ -95,16 +103,18 @@ static int region_alloc_pages(struct mwin_region *r)
 {
 	unsigned int order = min_t(unsigned int, MWIN_CHUNK_ORDER,
 				   ilog2(r->npages));
+	int ret;
 
 	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
 	if (!r->pages)
 		return -ENOMEM;
 	for (;; order--) {
-		if (!region_alloc_chunks(r, order))
+		ret = region_alloc_chunks(r, order);
+		if (!ret)
 			return 0;
 		region_free_pages_only(r);
-		if (!order)
-			return -ENOMEM;
+		if (ret == -EINTR || !order)
+			return ret;
 	}
 }
 
@@ -118,8 +128,34 @@ static bool region_charge(u64 bytes)
 	return false;
 }
 
-int region_create(struct mwin_file *f, struct mwin_region_create *arg)
+static void region_finalize(void *obj)
 {
+	struct mwin_region *r = obj;
+
+	mwin_publish_id(&mwin_regions, r->id, r);
+}
+
+static void region_abort(void *obj)
+{
+	struct mwin_region *r = obj;
+
+	xa_erase(&mwin_regions, r->id);
+	region_put(r);
+}
+
+static const struct mwin_obj_ops region_create_ops = {
+	.finalize = region_finalize,
+	.abort = region_abort,
+};
+
+/*
+ * The region is whole when its id is reserved, and visible once the caller
+ * has the id: see struct mwin_ucmd.
+ */
+int region_create(struct mwin_ucmd *ucmd)
+{
+	struct mwin_region_create *arg = ucmd->cmd;
+	struct mwin_file *f = ucmd->f;
 	struct mwin_region *r;
 	u32 id;
 	int ret;
@@ -149,13 +185,14 @@ int region_create(struct mwin_file *f, struct mwin_region_create *arg)
 	ret = region_alloc_pages(r);
 	if (ret)
 		goto err;
-	/* Publish last: an id is never seen before the region is whole. */
-	ret = mwin_alloc_id(&mwin_regions, &id, r, &region_next_id);
+	ret = mwin_alloc_id(&mwin_regions, &id, NULL, &region_next_id);
 	if (ret)
 		goto err;
 	r->id = id;
 	arg->id = id;
 	arg->mmap_offset = (u64)id << MWIN_MMAP_SHIFT;
+	ucmd->obj = r;
+	ucmd->ops = &region_create_ops;
 	return 0;
 
 err:
@@ -262,6 +299,7 @@ const struct mwin_region_map *region_map_dev(struct mwin_region *r,
 {
 	struct mwin_region_map *map;
 
+	mwin_test_delay(MWIN_TEST_MAP_DEV);
 	mutex_lock(&mwin_devs_lock);
 	mutex_lock(&r->lock);
 	map = region_find_map(r, dev);
@@ -322,34 +360,101 @@ int region_insert_range(struct mwin_region *r, struct mwin_range *range,
 	return ret;
 }
 
+/*
+ * Is [@start, @last] inside @r and, unless @overlap, clear of every window
+ * but @self (both of its nodes while it moves)?
+ */
+static int region_range_ok(struct mwin_region *r,
+			   const struct mwin_range *self, u64 start, u64 last,
+			   bool overlap)
+{
+	struct mwin_range *it;
+
+	lockdep_assert_held(&r->lock);
+	if (last >= r->length)
+		return -ERANGE;
+	if (overlap)
+		return 0;
+	for (it = range_tree_iter_first(&r->windows, start, last); it;
+	     it = range_tree_iter_next(it, start, last))
+		if (it->window != self->window)
+			return -EBUSY;
+	return 0;
+}
+
 /**
- * region_move_range() - move a window's range within its region
+ * region_check_range() - could a window's range become [@start, @last]?
  * @r: region
  * @range: the window's range, in the tree
+ * @start: first byte
+ * @last: last byte
+ * @overlap: the range may overlap other windows
+ *
+ * Return: 0, -ERANGE or -EBUSY.
+ */
+int region_check_range(struct mwin_region *r, struct mwin_range *range,
+		       u64 start, u64 last, bool overlap)
+{
+	int ret;
+
+	mutex_lock(&r->lock);
+	ret = region_range_ok(r, range, start, last, overlap);
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+/**
+ * region_move_range() - give a window a new range, keeping the old one
+ * @r: region
+ * @range: the window's range, in the tree
+ * @old: the window's spare node: it holds the old range in the tree, so
+ *	that no other window is cut over bytes the old rkey may still reach,
+ *	until region_end_move()
  * @start: new first byte
  * @last: new last byte
  * @overlap: the new range may overlap other windows
  *
- * Return: 0, -ERANGE or -EBUSY; on error @range is unchanged.
+ * Return: 0, -ERANGE or -EBUSY; on error nothing changed.
  */
 int region_move_range(struct mwin_region *r, struct mwin_range *range,
-		      u64 start, u64 last, bool overlap)
+		      struct mwin_range *old, u64 start, u64 last, bool overlap)
 {
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&r->lock);
-	range_tree_remove(range, &r->windows);
-	if (last >= r->length)
-		ret = -ERANGE;
-	else if (!overlap && range_tree_iter_first(&r->windows, start, last))
-		ret = -EBUSY;
+	ret = region_range_ok(r, range, start, last, overlap);
 	if (!ret) {
+		range_tree_remove(range, &r->windows);
+		old->start = range->start;
+		old->last = range->last;
 		range->start = start;
 		range->last = last;
+		range_tree_insert(old, &r->windows);
+		range_tree_insert(range, &r->windows);
 	}
-	range_tree_insert(range, &r->windows);
 	mutex_unlock(&r->lock);
 	return ret;
+}
+
+/**
+ * region_end_move() - the rebind that moved a window is over
+ * @r: region
+ * @range: the window's range
+ * @old: as given to region_move_range()
+ * @undo: the rebind failed: the window keeps its old range
+ */
+void region_end_move(struct mwin_region *r, struct mwin_range *range,
+		     struct mwin_range *old, bool undo)
+{
+	mutex_lock(&r->lock);
+	range_tree_remove(old, &r->windows);
+	if (undo) {
+		range_tree_remove(range, &r->windows);
+		range->start = old->start;
+		range->last = old->last;
+		range_tree_insert(range, &r->windows);
+	}
+	mutex_unlock(&r->lock);
 }
 
 void region_remove_range(struct mwin_region *r, struct mwin_range *range)
@@ -372,7 +477,7 @@ static struct mwin_window *region_any_window(struct mwin_region *r)
 	mutex_lock(&r->lock);
 	range = range_tree_iter_first(&r->windows, 0, U64_MAX);
 	if (range) {
-		w = container_of(range, struct mwin_window, range);
+		w = range->window;
 		kref_get(&w->kref);
 	}
 	mutex_unlock(&r->lock);
@@ -455,14 +560,20 @@ u32 region_count(void)
 	return n;
 }
 
+/*
+ * Another file may destroy and free any region meanwhile: each is looked
+ * at only while referenced.
+ */
 void region_release_owned(struct mwin_file *f)
 {
 	struct mwin_region *r;
-	unsigned long id;
+	u32 id = 0;
 
-	xa_for_each(&mwin_regions, id, r)
+	while ((r = mwin_find_get(&mwin_regions, &id, true, region_kref))) {
 		if (r->owner == f)
 			region_destroy(id, MWIN_REGION_DESTROY_FORCE);
+		region_put(r);
+	}
 }
 
 static void region_vm_open(struct vm_area_struct *vma)
@@ -507,7 +618,11 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long pages = vma_pages(vma);
 	struct mwin_region *r;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * VM_MAYSHARE: a MAP_SHARED mapping of a file opened read-only has no
+	 * VM_SHARED (it can never be written), and is shared all the same.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	r = region_get(vma->vm_pgoff >> shift);
 	if (!r)

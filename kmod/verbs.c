@@ -97,7 +97,10 @@ void verbs_free_mr(struct mwin_window *w)
 	if (!w->mr)
 		return;
 	xa_erase(&w->peer->dev->mr_windows, w->mr->rkey >> 8);
-	ib_dereg_mr(w->mr);
+	/* Nothing to do but say so: the device keeps the MR. */
+	if (ib_dereg_mr(w->mr))
+		pr_err_ratelimited("mwin: window %u: the device refused to deregister its MR\n",
+				   w->id);
 	w->mr = NULL;
 	w->mr_pages = 0;
 }
@@ -176,17 +179,36 @@ void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey)
 	wr->wr_cqe = &w->inv_cqe;
 }
 
-/* An unsignaled REG_MR of @w's mapped MR with key byte @key. */
-void verbs_prep_reg(struct mwin_window *w, struct ib_reg_wr *wr, u8 key,
-		    u32 access)
+/**
+ * verbs_prep_reg() - a REG_MR of a window's mapped MR, behind a LOCAL_INV
+ * @w: the window
+ * @inv_wr: filled with an unsignaled LOCAL_INV of the MR's current key
+ * @reg_wr: filled with an unsignaled REG_MR with key byte @key, linked
+ *          after @inv_wr
+ * @key: the new key byte
+ * @access: MWIN_ACCESS_* rights
+ *
+ * ORDER: every REG_MR goes behind a LOCAL_INV of its MR, also when there
+ * is nothing to revoke (the MR was never registered, or its key is dead;
+ * invalidating it again changes nothing). rxe fences a LOCAL_INV until
+ * every earlier request of the send queue has completed, and a REG_MR
+ * needs that fence: when rxe retries a SEND that was not acknowledged in
+ * time or got an RNR NAK, it runs the requests queued after it a second
+ * time (req_retry()), and a REG_MR run twice fails on the MR it made
+ * valid, which puts the QP, and the peer with it, in error.
+ */
+void verbs_prep_reg(struct mwin_window *w, struct ib_send_wr *inv_wr,
+		    struct ib_reg_wr *reg_wr, u8 key, u32 access)
 {
-	memset(wr, 0, sizeof(*wr));
+	verbs_prep_inv(w, inv_wr, w->mr->rkey);
+	memset(reg_wr, 0, sizeof(*reg_wr));
 	ib_update_fast_reg_key(w->mr, key);
-	wr->wr.opcode = IB_WR_REG_MR;
-	wr->wr.wr_cqe = &w->inv_cqe;
-	wr->mr = w->mr;
-	wr->key = w->mr->rkey;
-	wr->access = verbs_ib_access(access);
+	reg_wr->wr.opcode = IB_WR_REG_MR;
+	reg_wr->wr.wr_cqe = &w->inv_cqe;
+	reg_wr->mr = w->mr;
+	reg_wr->key = w->mr->rkey;
+	reg_wr->access = verbs_ib_access(access);
+	inv_wr->next = &reg_wr->wr;
 }
 
 /* The first error a window's requests completed with, as an errno. */
@@ -205,54 +227,136 @@ int verbs_status_errno(struct mwin_window *w, int status)
 }
 
 /**
- * verbs_post_wait() - invalidate and/or register a window's MR, and wait
- * @w: window, attached to a peer, with an MR
- * @inv: post LOCAL_INV of @w->rkey
- * @reg: post REG_MR of the mapped MR with key byte @key and rights @access
- * @key: the new key byte
- * @access: MWIN_ACCESS_* rights
+ * verbs_timeout() - how long a window's chain may take on the device
+ * @revokes: the chain invalidates an rkey
  *
- * Waits at most op_timeout_ms. Caller holds @w->lock.
+ * A revoke is bounded by revoke_timeout_ms, whatever the peer does; a
+ * registration alone by op_timeout_ms.
  *
- * Return: 0 when every request completed successfully; -ENOTCONN when the
- * QP was already in error (flushed); -EIO when the device failed a request;
- * -ETIMEDOUT when it did not answer, or -ESHUTDOWN when the post failed:
- * then the device may still use the MR.
+ * Return: the bound, in jiffies.
  */
-int verbs_post_wait(struct mwin_window *w, bool inv, bool reg, u8 key,
-		    u32 access)
+unsigned long verbs_timeout(bool revokes)
 {
-	unsigned long timeout = msecs_to_jiffies(mwin_op_timeout_ms);
+	return msecs_to_jiffies(revokes ? READ_ONCE(mwin_revoke_timeout_ms) :
+				READ_ONCE(mwin_op_timeout_ms));
+}
+
+/**
+ * verbs_flushed() - wait for the device to flush a cut-off peer's requests
+ * @done: completion of the last request of a chain
+ *
+ * The peer's QP is in ERR: the device completes what was queued at once,
+ * in error. Bounded by op_timeout_ms; past it the device may still use the
+ * chain's MRs.
+ *
+ * Return: true when the chain completed.
+ */
+bool verbs_flushed(struct completion *done)
+{
+	return wait_for_completion_timeout(done,
+			msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms))) > 0;
+}
+
+/*
+ * The chain did not complete in time, the caller was killed or the post
+ * failed: cut the peer off, so that the window's rkey is dead when this
+ * returns, then wait for the flush of what was queued.
+ */
+static int verbs_cut_off(struct mwin_window *w, bool queued)
+{
 	struct mwin_peer *p = w->peer;
-	struct ib_send_wr inv_wr, *last;
-	struct ib_reg_wr reg_wr;
+
+	peer_cut_off(p);
+	if (queued && !verbs_flushed(&w->done))
+		return -ETIMEDOUT;
+	if (queued)
+		peer_ops_put(p, 1);
+	return -ECONNABORTED;
+}
+
+/*
+ * Post @first..@last, a chain of one window's requests, and wait for the
+ * last one. A revoke's waits are short and not interrupted: it must end
+ * with the rkey dead, also for a caller that is exiting. A registration's
+ * are killable.
+ *
+ * ORDER: only @last is signaled. Requests on one send queue complete in
+ * order, so its completion means the whole chain is done; an unsignaled
+ * request that fails still completes, on inv_cqe, before the flushed last
+ * one, which keeps the first error.
+ */
+static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
+		     struct ib_send_wr *last, bool revokes)
+{
+	unsigned long deadline = jiffies + verbs_timeout(revokes);
+	struct mwin_peer *p = w->peer;
+	const struct ib_send_wr *bad_wr;
+	long left;
 	int ret;
 
-	if (down_timeout(&p->ops, timeout))
-		return -ETIMEDOUT;
+	ret = peer_ops_get(p, 1, deadline, !revokes);
+	if (ret == -EINTR)
+		return ret;	/* a registering caller killed: nothing posted */
+	if (ret)
+		return verbs_cut_off(w, false);
 
 	reinit_completion(&w->done);
 	w->wc_status = IB_WC_SUCCESS;
-	if (inv)
-		verbs_prep_inv(w, &inv_wr, w->rkey);
-	if (reg) {
-		verbs_prep_reg(w, &reg_wr, key, access);
-		if (inv)
-			inv_wr.next = &reg_wr.wr;
-	}
-	last = reg ? &reg_wr.wr : &inv_wr;
 	last->wr_cqe = &w->reg_cqe;
 	last->send_flags = IB_SEND_SIGNALED;
-
-	ret = ib_post_send(p->qp, inv ? &inv_wr : &reg_wr.wr, NULL);
-	if (ret) {
-		/* Part of the chain may be queued: keep the slot too. */
-		return -ESHUTDOWN;
-	}
-	if (!wait_for_completion_timeout(&w->done, timeout)) {
-		/* The slot stays taken: the request is still queued. */
+	if (ib_post_send(p->qp, first, &bad_wr)) {
+		if (bad_wr == first) {
+			peer_ops_put(p, 1);
+			return verbs_cut_off(w, false);
+		}
+		/* Part of the chain is queued, and its end never completes. */
+		peer_cut_off(p);
 		return -ETIMEDOUT;
 	}
-	up(&p->ops);
+	left = max_t(long, deadline - jiffies, 1);
+	if (revokes)
+		left = wait_for_completion_timeout(&w->done, left);
+	else
+		left = wait_for_completion_killable_timeout(&w->done, left);
+	if (left <= 0)
+		return verbs_cut_off(w, true);
+	peer_ops_put(p, 1);
 	return verbs_status_errno(w, w->wc_status);
+}
+
+/*
+ * Each of these posts one window's chain and waits for it. The caller
+ * holds @w->lock; @w is attached to a peer and has an MR.
+ *
+ * Return: 0 when every request completed successfully; -EINTR when a
+ * registering caller was killed before anything was posted; or an error
+ * after which the window's rkey is dead and the peer is being torn down:
+ * -ENOTCONN when the QP was already in error (flushed); -EIO when the
+ * device failed a request; -ECONNABORTED when the chain did not complete
+ * in time, the caller was killed or the post failed: the peer was cut off
+ * and the device is done with the MR; -ETIMEDOUT when, cut off, the device
+ * did not even flush the chain: it may still use the MR.
+ */
+
+/* LOCAL_INV of the window's rkey. */
+int verbs_invalidate(struct mwin_window *w)
+{
+	struct ib_send_wr inv_wr;
+
+	verbs_prep_inv(w, &inv_wr, w->rkey);
+	return verbs_run(w, &inv_wr, &inv_wr, true);
+}
+
+/*
+ * LOCAL_INV of the window's MR, then REG_MR of it with key byte @key and
+ * rights @access, in one post; @revokes when the LOCAL_INV kills a live
+ * rkey (see verbs_prep_reg() for why there is one when it does not).
+ */
+int verbs_register(struct mwin_window *w, u8 key, u32 access, bool revokes)
+{
+	struct ib_send_wr inv_wr;
+	struct ib_reg_wr reg_wr;
+
+	verbs_prep_reg(w, &inv_wr, &reg_wr, key, access);
+	return verbs_run(w, &inv_wr, &reg_wr.wr, revokes);
 }

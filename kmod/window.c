@@ -12,7 +12,10 @@
  *    when all 256 are spent the MR is replaced, which gives a new index;
  *  - after a failed or flushed operation the MR is in an unknown state:
  *    the peer's QP is in error, so the peer is torn down and the MR
- *    deregistered after its QP is drained, never reused.
+ *    deregistered once the device is done with it, never reused;
+ *  - a revoke that does not complete within revoke_timeout_ms cuts the
+ *    peer off (verbs.c): the rkey is dead when the call returns, whatever
+ *    the peer does.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -27,7 +30,9 @@ static DECLARE_WAIT_QUEUE_HEAD(window_batch_wait);
  * Take a window for an operation. A batch (batch.c) cannot hold the locks
  * of all its windows across the wait for the device, so it marks them
  * batched instead; an operation waits until the batch has finished with
- * the window. The wait is bounded by the batch's own, op_timeout_ms.
+ * the window. Both waits are bounded by the device's: a holder waits at
+ * most op_timeout_ms for a completion, and a batch as long for each chain.
+ * For work items and file release, which must not give up.
  */
 void window_lock(struct mwin_window *w)
 {
@@ -37,6 +42,21 @@ void window_lock(struct mwin_window *w)
 		wait_event(window_batch_wait, !READ_ONCE(w->batched));
 		mutex_lock(&w->lock);
 	}
+}
+
+/* window_lock() for callers, who may be killed while they wait: -EINTR. */
+static int window_lock_killable(struct mwin_window *w)
+{
+	if (mutex_lock_killable(&w->lock))
+		return -EINTR;
+	while (unlikely(w->batched)) {
+		mutex_unlock(&w->lock);
+		if (wait_event_killable(window_batch_wait,
+					!READ_ONCE(w->batched)) ||
+		    mutex_lock_killable(&w->lock))
+			return -EINTR;
+	}
+	return 0;
 }
 
 /* A batch is done with @w; called with @w->lock held. */
@@ -153,6 +173,17 @@ static int window_attach(struct mwin_window *w, struct mwin_peer *p)
 }
 
 /*
+ * Can the MR go now? Not while its peer is being torn down and its QP not
+ * yet drained: rxe may still hold the MR for a request its responder
+ * began. The teardown detaches the window after the drain.
+ */
+static bool window_mr_releasable(const struct mwin_window *w)
+{
+	return !test_bit(MWIN_PEER_KILLED, &w->peer->flags) ||
+	       test_bit(MWIN_PEER_DRAINED, &w->peer->flags);
+}
+
+/*
  * Drop the MR and the peer. The device must be done with the MR: it is
  * invalid, or its QP is drained, or its last work request completed.
  */
@@ -193,20 +224,29 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 	mutex_unlock(&w->lock);
 }
 
-/*
- * Record a failed operation and tear the peer down: its QP is in error, or
- * the device does not answer. The rkey is dead either way, since the QP is
- * the only way to it. The MR may still be in use only when a request is
- * still queued (-ETIMEDOUT, -ESHUTDOWN): the window is then broken until
- * the QP is drained.
+/**
+ * window_op_failed() - a window operation failed: see verbs_invalidate()
+ * @w: window, attached to its peer
+ * @ret: the operation's error
+ * @was_bound: the window had a live rkey, dead now
+ *
+ * The rkey is dead: the peer's QP is in error, or was moved there. The
+ * peer is torn down. The MR is in an unknown state and never reused: it is
+ * deregistered when the peer's QP is drained, and the window is unbound
+ * then. When even the chain's flush did not come (-ETIMEDOUT) the window
+ * is BROKEN until then.
+ *
+ * Return: @ret.
  */
-int window_op_failed(struct mwin_window *w, int ret)
+int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
-	bool queued = ret == -ETIMEDOUT || ret == -ESHUTDOWN;
-
-	w->state = queued ? MWIN_WINDOW_BROKEN : MWIN_WINDOW_INVALIDATED;
-	peer_kill(w->peer);
-	return ret == -ESHUTDOWN ? -ENOTCONN : ret;
+	if (was_bound && w->granted)
+		mwin_event(MWIN_EVENT_REVOKE, w->id, w->peer->id, w->rkey,
+			   MWIN_REVOKE_ERROR);
+	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
+	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
+				       MWIN_WINDOW_INVALIDATED;
+	return ret;
 }
 
 /* Revoke the rkey of a bound window; the window keeps its MR. */
@@ -216,9 +256,9 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
 
 	if (w->state != MWIN_WINDOW_BOUND)
 		return 0;
-	ret = verbs_post_wait(w, true, false, 0, 0);
+	ret = verbs_invalidate(w);
 	if (ret)
-		return window_op_failed(w, ret);
+		return window_op_failed(w, ret, true);
 	w->state = MWIN_WINDOW_INVALIDATED;
 	w->invalidations++;
 	peer_send_revoke(w->peer, w, w->rkey, why);
@@ -226,28 +266,36 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
 }
 
 /*
- * Wait for a broken window's peer to be torn down; its MR is deregistered
- * only after the QP is drained. Drops and retakes @w->lock.
+ * Revoke, then give back the MR and the peer. A window whose peer is being
+ * torn down keeps both until the peer's QP is drained: the teardown
+ * detaches it.
  */
-static void window_reclaim_broken(struct mwin_window *w)
-{
-	struct mwin_peer *p = w->peer;
-
-	if (w->state != MWIN_WINDOW_BROKEN || !p)
-		return;
-	kref_get(&p->kref);
-	mutex_unlock(&w->lock);
-	peer_kill_sync(p);
-	peer_put(p);
-	window_lock(w);
-}
-
-/* Revoke, then give back the MR and the peer. */
 static void window_unbind(struct mwin_window *w, enum mwin_wire_reason why)
 {
 	window_revoke(w, why);
-	window_reclaim_broken(w);
-	window_detach(w);
+	if (w->peer && window_mr_releasable(w))
+		window_detach(w);
+}
+
+/*
+ * Is @w still attached to a peer being torn down? Then its MR is the
+ * teardown's to release: wait for it, unlocked.
+ *
+ * Return: 0 when it is not (@w still locked), 1 when the wait ended (look
+ * again), or the wait's error.
+ */
+static int window_wait_old_peer(struct mwin_window *w)
+{
+	struct mwin_peer *p = w->peer;
+	int ret;
+
+	if (!p || window_mr_releasable(w))
+		return 0;
+	kref_get(&p->kref);
+	mutex_unlock(&w->lock);
+	ret = peer_wait_torn_down(p);
+	peer_put(p);
+	return ret ?: 1;
 }
 
 /*
@@ -289,6 +337,9 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 		ret = window_revoke(w, MWIN_REVOKE_REBIND);
 		if (ret)
 			return ret;
+		/* window_rebind() waited for a dying peer; it died since */
+		if (w->peer && !window_mr_releasable(w))
+			return -ENOTCONN;
 		window_detach(w);
 		inv = false;
 		ret = window_attach(w, p);
@@ -306,9 +357,11 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 		goto err_detach;
 
 	set_bit(key, w->keys_used);
-	ret = verbs_post_wait(w, inv, true, key, access);
+	ret = verbs_register(w, key, access, inv);
+	if (ret == -EINTR)
+		goto err_detach;	/* nothing was posted */
 	if (ret)
-		return window_op_failed(w, ret);
+		return window_op_failed(w, ret, inv);
 
 	w->rkey = w->mr->rkey;
 	w->access = access;
@@ -336,13 +389,87 @@ static void window_fill_result(struct mwin_window *w,
 	arg->iova = window_offset(w);
 }
 
-int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
+static struct mwin_window *
+window_alloc(struct mwin_file *f, struct mwin_region *r,
+	     const struct mwin_window_bind *arg)
 {
+	struct mwin_window *w;
+
+	if (atomic_inc_return(&mwin_nr_windows) > READ_ONCE(mwin_max_windows)) {
+		atomic_dec(&mwin_nr_windows);
+		return ERR_PTR(-ENOSPC);
+	}
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w) {
+		atomic_dec(&mwin_nr_windows);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&w->kref);
+	mutex_init(&w->lock);
+	INIT_LIST_HEAD(&w->peer_node);
+	verbs_init_window(w);
+	w->region = r;		/* the window holds the region from now on */
+	w->range.window = w;
+	w->old_range.window = w;
+	w->state = MWIN_WINDOW_UNBOUND;
+	w->flags = arg->flags;
+	w->range.start = arg->offset;
+	w->range.last = arg->offset + arg->length - 1;
+	if (arg->flags & MWIN_CREATE_FD_OWNED) {
+		w->owner = f;
+		f->owns_objects = true;
+	}
+	return w;
+}
+
+/* Destroy @w, whose lock the caller took; drops it. */
+static int window_destroy_locked(struct mwin_window *w);
+
+/* The caller has the new window's id: publish it and tell its peer. */
+static void window_finalize(void *obj)
+{
+	struct mwin_window *w = obj;
+
+	window_lock(w);
+	if (!w->dead) {
+		mwin_publish_id(&mwin_windows, w->id, w);
+		w->granted = true;
+		if (w->state == MWIN_WINDOW_BOUND)
+			peer_send_grant(w->peer, w, NULL);
+	}
+	mutex_unlock(&w->lock);
+	window_put(w);		/* the call's reference */
+}
+
+/* The caller never learnt of the window: destroy it; nobody is told. */
+static void window_abort(void *obj)
+{
+	struct mwin_window *w = obj;
+
+	window_lock(w);
+	window_destroy_locked(w);
+	window_put(w);		/* the call's reference */
+}
+
+static const struct mwin_obj_ops window_create_ops = {
+	.finalize = window_finalize,
+	.abort = window_abort,
+};
+
+/*
+ * Create and bind a window. Its id is reserved meanwhile; the window is
+ * published and its grant sent once the caller has the id: see struct
+ * mwin_ucmd.
+ */
+int window_create(struct mwin_ucmd *ucmd)
+{
+	struct mwin_window_bind *arg = ucmd->cmd;
+	struct mwin_file *f = ucmd->f;
 	struct mwin_region *r;
 	struct mwin_window *w;
 	struct mwin_peer *p;
 	bool replaced;
-	u32 id, old_rkey;
+	u32 old_rkey;
 	int ret;
 
 	r = region_get(arg->region);
@@ -353,33 +480,19 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 		region_put(r);
 		return -ENOENT;
 	}
-	ret = window_check_dev(p->dev, r, arg);
+	ret = READ_ONCE(p->state) == MWIN_PEER_CLOSING ? -ENOTCONN :
+	      window_check_dev(p->dev, r, arg);
 	if (ret)
 		goto err_put;
-	if (atomic_inc_return(&mwin_nr_windows) > READ_ONCE(mwin_max_windows)) {
-		atomic_dec(&mwin_nr_windows);
-		ret = -ENOSPC;
+	w = window_alloc(f, r, arg);
+	if (IS_ERR(w)) {
+		ret = PTR_ERR(w);
 		goto err_put;
 	}
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w) {
-		atomic_dec(&mwin_nr_windows);
-		ret = -ENOMEM;
-		goto err_put;
-	}
-	kref_init(&w->kref);
-	mutex_init(&w->lock);
-	INIT_LIST_HEAD(&w->peer_node);
-	verbs_init_window(w);
-	w->region = r;		/* the window holds the region from now on */
-	w->state = MWIN_WINDOW_UNBOUND;
-	w->flags = arg->flags;
-	w->range.start = arg->offset;
-	w->range.last = arg->offset + arg->length - 1;
-	if (arg->flags & MWIN_CREATE_FD_OWNED) {
-		w->owner = f;
-		f->owns_objects = true;
-	}
+	/* Reserved: the id is the window's, lookups see it only when bound. */
+	ret = mwin_alloc_id(&mwin_windows, &w->id, NULL, &window_next_id);
+	if (ret)
+		goto err_free;
 
 	/*
 	 * Locked before it is in the region's tree: a forced region destroy
@@ -390,26 +503,27 @@ int window_create(struct mwin_file *f, struct mwin_window_bind *arg)
 				  arg->flags & MWIN_WINDOW_OVERLAP);
 	if (ret) {
 		mutex_unlock(&w->lock);
-		goto err_free;
+		goto err_id;
 	}
 	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
-	if (!ret)
-		ret = mwin_alloc_id(&mwin_windows, &id, w, &window_next_id);
 	if (ret) {
 		w->dead = true;
 		window_unbind(w, MWIN_REVOKE_DESTROY);
 		mutex_unlock(&w->lock);
 		region_remove_range(r, &w->range);
-		goto err_free;
+		goto err_id;
 	}
-	/* Published: the xarray holds the initial reference. */
-	w->id = id;
+	/* The id will hold the initial reference, the call one more. */
+	kref_get(&w->kref);
+	ucmd->obj = w;
+	ucmd->ops = &window_create_ops;
 	window_fill_result(w, arg);
-	peer_send_grant(p, w, NULL);
 	mutex_unlock(&w->lock);
 	peer_put(p);
 	return 0;
 
+err_id:
+	xa_erase(&mwin_windows, w->id);
 err_free:
 	window_put(w);
 	peer_put(p);
@@ -420,13 +534,37 @@ err_put:
 	return ret;
 }
 
+/*
+ * Rebind @w to @p: the new range is checked and reserved first, and given
+ * up again, with the old one back, when the bind fails.
+ */
+static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
+				struct mwin_window_bind *arg)
+{
+	u64 last = arg->offset + arg->length - 1;
+	bool replaced;
+	u32 old_rkey;
+	int ret;
+
+	ret = window_check_dev(p->dev, w->region, arg) ?:
+	      region_move_range(w->region, &w->range, &w->old_range,
+				arg->offset, last,
+				arg->flags & MWIN_WINDOW_OVERLAP);
+	if (ret)
+		return ret;
+	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
+	region_end_move(w->region, &w->range, &w->old_range, ret);
+	if (ret)
+		return ret;
+	window_fill_result(w, arg);
+	peer_send_grant(p, w, replaced ? &old_rkey : NULL);
+	return 0;
+}
+
 int window_rebind(struct mwin_window_bind *arg)
 {
 	struct mwin_window *w;
 	struct mwin_peer *p = NULL;
-	u64 last = arg->offset + arg->length - 1;
-	bool replaced;
-	u32 old_rkey;
 	int ret;
 
 	w = window_get(arg->id);
@@ -440,7 +578,10 @@ int window_rebind(struct mwin_window_bind *arg)
 		}
 	}
 
-	window_lock(w);
+relock:
+	ret = window_lock_killable(w);
+	if (ret)
+		goto out_put;
 	if (w->dead) {
 		ret = -ENOENT;
 		goto out;
@@ -449,6 +590,11 @@ int window_rebind(struct mwin_window_bind *arg)
 		ret = -EIO;
 		goto out;
 	}
+	ret = window_wait_old_peer(w);
+	if (ret > 0)
+		goto relock;
+	if (ret)
+		goto out_put;
 	if (!p) {
 		p = w->peer;
 		if (!p) {
@@ -457,23 +603,13 @@ int window_rebind(struct mwin_window_bind *arg)
 		}
 		kref_get(&p->kref);
 	}
-	if (READ_ONCE(p->state) == MWIN_PEER_CLOSING) {
+	if (READ_ONCE(p->state) == MWIN_PEER_CLOSING)
 		ret = -ENOTCONN;
-		goto out;
-	}
-	ret = window_check_dev(p->dev, w->region, arg) ?:
-	      region_move_range(w->region, &w->range, arg->offset, last,
-				arg->flags & MWIN_WINDOW_OVERLAP);
-	if (ret)
-		goto out;
-
-	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
-	if (!ret) {
-		window_fill_result(w, arg);
-		peer_send_grant(p, w, replaced ? &old_rkey : NULL);
-	}
+	else
+		ret = window_rebind_locked(w, p, arg);
 out:
 	mutex_unlock(&w->lock);
+out_put:
 	if (p)
 		peer_put(p);
 	window_put(w);
@@ -488,7 +624,9 @@ int window_invalidate(u32 id)
 	w = window_get(id);
 	if (!w)
 		return -ENOENT;
-	window_lock(w);
+	ret = window_lock_killable(w);
+	if (ret)
+		goto out_put;
 	if (w->dead)
 		ret = -ENOENT;
 	else if (w->state == MWIN_WINDOW_BROKEN)
@@ -496,20 +634,13 @@ int window_invalidate(u32 id)
 	else
 		ret = window_revoke(w, MWIN_REVOKE_INVALIDATE);
 	mutex_unlock(&w->lock);
+out_put:
 	window_put(w);
 	return ret;
 }
 
-/**
- * window_destroy_obj() - revoke and destroy a window
- * @w: window; the caller holds a reference
- *
- * Return: 0, or -ENOENT when it is already dead (destroyed, or its
- * creation failed).
- */
-int window_destroy_obj(struct mwin_window *w)
+static int window_destroy_locked(struct mwin_window *w)
 {
-	window_lock(w);
 	if (w->dead) {
 		mutex_unlock(&w->lock);
 		return -ENOENT;
@@ -523,6 +654,23 @@ int window_destroy_obj(struct mwin_window *w)
 	return 0;
 }
 
+/**
+ * window_destroy_obj() - revoke and destroy a window
+ * @w: window; the caller holds a reference
+ *
+ * For file release, unload and forced region destroy: does not give up on
+ * a signal. A broken window is gone for its callers at once; its MR goes
+ * when its peer's QP is drained.
+ *
+ * Return: 0, or -ENOENT when it is already dead (destroyed, or its
+ * creation failed).
+ */
+int window_destroy_obj(struct mwin_window *w)
+{
+	window_lock(w);
+	return window_destroy_locked(w);
+}
+
 int window_destroy(u32 id)
 {
 	struct mwin_window *w = window_get(id);
@@ -530,7 +678,7 @@ int window_destroy(u32 id)
 
 	if (!w)
 		return -ENOENT;
-	ret = window_destroy_obj(w);
+	ret = window_lock_killable(w) ?: window_destroy_locked(w);
 	window_put(w);
 	return ret;
 }
@@ -582,7 +730,9 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
  * rxe performs the invalidation without checking that the MR belongs to the
  * sender's PD. An rkey that is not the sender's own is an attack: the
  * sender is disconnected, and the window it hit is marked invalidated and
- * its owner told.
+ * its owner told. Receives are handled after the fact, so the rkey may have
+ * been revoked from the sender meanwhile (invalidated, rebound, destroyed):
+ * one it was granted and lost is its own, handed back too late.
  */
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
@@ -599,6 +749,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		if (hit) {
 			w->state = MWIN_WINDOW_INVALIDATED;
 			w->remote_invalidations++;
+			peer_note_revoked(owner, rkey);
 		}
 		if (hit && owner != p)
 			peer_send_revoke(owner, w, rkey, MWIN_REVOKE_REMOTE);
@@ -614,52 +765,65 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		}
 		return;
 	}
+	if (!hit && peer_revoked(p, rkey))
+		return;
 	atomic64_inc(&p->rejected_invalidations);
 	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, wid, p->id, rkey, 0);
 	pr_warn_ratelimited("mwin: peer %u invalidated rkey 0x%x, not its own: disconnecting it\n",
 			    p->id, rkey);
-	peer_kill(p);
+	peer_kill(p, MWIN_DOWN_HOSTILE);
 }
 
+#ifdef MWIN_BENCH
 /**
  * mwin_bench_rebind() - the floor under a rebind, for the benchmark module
  * @id: a bound window
- * @iterations: rebinds to make
+ * @iterations: rebinds to make, at most MWIN_KEYS - 1
  * @ns: out, nanoseconds they took
  *
  * Posts the same LOCAL_INV + REG_MR chain as WINDOW_REBIND in a loop, with
  * no ioctl, no lookup and no message per rebind, and key bytes drawn as
- * usual (a key byte may repeat once all 256 were used: the MR is not
- * replaced inside the loop). The peer gets one grant, of the last rkey.
- * Not used by the module itself.
+ * usual, never twice by one MR: when the MR has fewer keys left than
+ * @iterations it is replaced first, outside the timing, as a rebind
+ * would. The peer is told what a rebind would tell it: the revoke of the
+ * rkey it knew and the grant of the last. Built only for the benchmark
+ * (make bench: MWIN_BENCH=1), never into the module that is installed.
  *
- * Return: 0, -ENOENT, -EINVAL (not bound) or a verbs error.
+ * Return: 0, -ENOENT, -EINVAL (not bound, or too many iterations) or a
+ * verbs error.
  */
 int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 {
 	struct mwin_window *w = window_get(id);
-	u64 start;
+	u32 i, known, old_rkey;
+	bool replaced;
 	int key, ret = 0;
-	u32 i;
+	u64 start;
 
 	if (!w)
 		return -ENOENT;
 	window_lock(w);
-	if (w->dead || w->state != MWIN_WINDOW_BOUND) {
+	if (w->dead || w->state != MWIN_WINDOW_BOUND ||
+	    iterations >= MWIN_KEYS) {
 		ret = w->dead ? -ENOENT : -EINVAL;
 		goto out;
 	}
+	if (MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS) < iterations) {
+		/* all keys spent: window_bind() takes a new MR */
+		bitmap_fill(w->keys_used, MWIN_KEYS);
+		ret = window_bind(w, w->peer, w->access, &replaced, &old_rkey);
+		if (ret)
+			goto out;
+		peer_send_grant(w->peer, w, NULL);
+	}
+	known = w->rkey;
 	start = ktime_get_ns();
 	for (i = 0; i < iterations; i++) {
 		key = window_pick_key(w);
-		if (key < 0) {
-			bitmap_zero(w->keys_used, MWIN_KEYS);
-			key = window_pick_key(w);
-		}
 		set_bit(key, w->keys_used);
-		ret = verbs_post_wait(w, true, true, key, w->access);
+		ret = verbs_register(w, key, w->access, true);
 		if (ret) {
-			window_op_failed(w, ret);
+			window_op_failed(w, ret, true);
 			goto out;
 		}
 		w->rkey = w->mr->rkey;
@@ -667,20 +831,24 @@ int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 		w->invalidations++;
 	}
 	*ns = ktime_get_ns() - start;
-	peer_send_grant(w->peer, w, NULL);
+	peer_send_grant(w->peer, w, &known);
 out:
 	mutex_unlock(&w->lock);
 	window_put(w);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(mwin_bench_rebind);
+#endif
 
+/* Destroy the windows @f owns; each is looked at with a reference held. */
 void window_release_owned(struct mwin_file *f)
 {
 	struct mwin_window *w;
-	unsigned long id;
+	u32 id = 0;
 
-	xa_for_each(&mwin_windows, id, w)
+	while ((w = mwin_find_get(&mwin_windows, &id, true, window_kref))) {
 		if (w->owner == f)
-			window_destroy(id);
+			window_destroy_obj(w);
+		window_put(w);
+	}
 }

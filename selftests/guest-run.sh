@@ -9,6 +9,9 @@ set -u
 cd "$(dirname "$0")/.."
 
 ko=${MWIN_KO:-$PWD/build/vm/mwin.ko}
+# the module's test build, for selftests/mwin_delays.c
+MWIN_TEST_KO=${MWIN_TEST_KO:-$PWD/build/vm/mwin-test.ko}
+export MWIN_TEST_KO
 tests=${MWIN_TESTS:-$(ls build/selftests/mwin_* 2>/dev/null)}
 out=$(mktemp -d)
 pass=0
@@ -28,7 +31,8 @@ MWIN_TEST_HOST=$(ip -4 -o addr show dev eth0 | awk '{ split($4, a, "/"); print a
 export MWIN_TEST_HOST MWIN_KO=$ko
 
 slab_before=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
-check "insmod mwin.ko" insmod "$ko"
+# shellcheck disable=SC2086 # MWIN_MODULE_PARAMS: words, as insmod takes them
+check "insmod mwin.ko" insmod "$ko" ${MWIN_MODULE_PARAMS:-}
 [ -e /dev/mwin ] || udevadm settle 2>/dev/null || sleep 1
 
 for t in $tests; do

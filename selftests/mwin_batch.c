@@ -341,4 +341,72 @@ TEST_F(batch, concurrent_batches)
 			  test_window_state(self->fd, self->w[i].id));
 }
 
+/* Two batches of one peer's windows, 96 entries between them. */
+struct one_peer_racer {
+	int fd;
+	struct mwin_window_bind *w;
+	unsigned int n;
+	int errors;
+	int *done;
+};
+
+static void *one_peer_racer(void *arg)
+{
+	struct one_peer_racer *r = arg;
+	struct mwin_batch_op ops[48];
+	uint32_t failed;
+	unsigned int round, i;
+
+	for (round = 0; round < 10; round++) {
+		for (i = 0; i < r->n; i++)
+			ops[i] = op_rebind(r->w[i].id, r->w[i].offset, 4096,
+					   MWIN_ACCESS_READ);
+		if (run_batch(r->fd, ops, r->n, &failed) || failed)
+			r->errors++;
+	}
+	__atomic_add_fetch(r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Each chain takes its peer's 64 send-queue slots it needs at once: two
+ * batches that need 96 between them never each hold part of what the
+ * other waits for.
+ */
+TEST_F(batch, concurrent_batches_one_peer)
+{
+	struct mwin_window_bind w[96];
+	struct one_peer_racer r[2];
+	uint32_t region;
+	pthread_t t[2];
+	int i, done = 0;
+
+	ASSERT_EQ(0, mwin_region_create(self->fd, 96 * 4096, 0, &region,
+					NULL));
+	for (i = 0; i < 96; i++) {
+		w[i] = test_bind(region, mwpeer_id(self->a), i * 4096, 4096,
+				 MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &w[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		r[i] = (struct one_peer_racer){ .fd = self->fd, .w = w + 48 * i,
+						.n = 48, .done = &done };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, one_peer_racer,
+					    &r[i]));
+	}
+	while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < 2)
+		mwpeer_poll(self->a, 5);
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, r[i].errors);
+	}
+	drain(self->a);
+	EXPECT_EQ(0, mwpeer_proto_errors(self->a, NULL));
+	for (i = 0; i < 96; i++)
+		EXPECT_EQ(MWIN_WINDOW_BOUND,
+			  test_window_state(self->fd, w[i].id));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region,
+					 MWIN_REGION_DESTROY_FORCE));
+}
+
 TEST_HARNESS_MAIN

@@ -129,6 +129,7 @@ struct peer_slot {
 	unsigned int drops;	/* drop the connection when this changes */
 
 	unsigned int ack;	/* epoch of the last command carried out */
+	unsigned int dropped;	/* drops carried out */
 	uint32_t id;		/* peer id of the live connection, or 0 */
 	uint32_t lost_id;	/* waiting to see the module close this one */
 	int lost_gone;		/* the test saw the module drop lost_id */
@@ -180,14 +181,6 @@ struct shared {
 	uint32_t ctl_region[2];	/* module-owned, fd-owned */
 	struct ctl_thread ct[NTHREADS];
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static uint8_t pat(uint32_t window, uint64_t off)
 {
@@ -535,6 +528,7 @@ static void __attribute__((noreturn)) peer_main(struct shared *sh, int i,
 	x.s = &sh->peer[i];
 	x.seed = seed;
 	x.dropped = LOAD(x.s->drops);
+	STORE(x.s->dropped, x.dropped);
 	x.p = mwpeer_create(&o);
 	if (!x.p)
 		_exit(2);
@@ -553,6 +547,7 @@ static void __attribute__((noreturn)) peer_main(struct shared *sh, int i,
 				peer_end(&x, 'S');
 				mwpeer_disconnect(x.p);
 			}
+			STORE(x.s->dropped, x.dropped);
 		}
 		if (!peer_conn_ok(&x) && peer_ensure(&x)) {
 			if (LOAD(x.s->exit_when_gone))
@@ -649,7 +644,7 @@ static void ctl_result(struct ctl *c, int op, int err, bool window_known,
 
 static void ctl_enter(struct ctl *c, int op)
 {
-	STORE(c->sh->ct[c->t].since_ms, now_ms());
+	STORE(c->sh->ct[c->t].since_ms, test_now_ms());
 	STORE(c->sh->ct[c->t].op, op);
 }
 
@@ -1191,7 +1186,7 @@ static void __attribute__((constructor)) faults_start(void)
 
 static double t_rel(FIXTURE_DATA(faults) *self)
 {
-	return (now_ms() - self->t0) / 1000.0;
+	return (test_now_ms() - self->t0) / 1000.0;
 }
 
 static bool exists(const char *path)
@@ -1217,7 +1212,7 @@ static void watch_lost(void);
 /* Wait for @pid at most @ms; returns 0 and its status, or -ETIMEDOUT. */
 static int wait_pid(pid_t pid, int ms, int *status)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = test_now_ms() + ms;
 
 	for (;;) {
 		pid_t r = waitpid(pid, status, WNOHANG);
@@ -1227,7 +1222,7 @@ static int wait_pid(pid_t pid, int ms, int *status)
 			return 0;
 		if (r < 0)
 			return -errno;
-		if (now_ms() > end)
+		if (test_now_ms() > end)
 			return -ETIMEDOUT;
 		usleep(5000);
 	}
@@ -1329,7 +1324,9 @@ static int module_call(struct __test_metadata *_metadata, bool load, int ms)
 		fd = open(ko, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			_exit(errno);
-		_exit(syscall(SYS_finit_module, fd, "", 0) ? errno : 0);
+		_exit(syscall(SYS_finit_module, fd,
+			      getenv("MWIN_MODULE_PARAMS") ?: "", 0) ?
+		      errno : 0);
 	}
 	r = wait_pid(pid, ms, &status);
 	if (r) {
@@ -1416,7 +1413,7 @@ static void watch_lost(void)
 static int wait_peers_connected(FIXTURE_DATA(faults) *self, int from, int to,
 				int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = test_now_ms() + ms;
 	int i;
 
 	for (;;) {
@@ -1425,7 +1422,7 @@ static int wait_peers_connected(FIXTURE_DATA(faults) *self, int from, int to,
 				break;
 		if (i == to)
 			return 0;
-		if (now_ms() > end)
+		if (test_now_ms() > end)
 			return -ETIMEDOUT;
 		watch_lost();
 		usleep(10000);
@@ -1450,7 +1447,7 @@ static void peers_cmd(FIXTURE_DATA(faults) *self, int from, int to, int cmd)
 static int peers_wait_ack(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(faults) *self, int from, int to, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = test_now_ms() + ms;
 	int i;
 
 	for (i = from; i < to; i++) {
@@ -1459,7 +1456,7 @@ static int peers_wait_ack(struct __test_metadata *_metadata,
 		if (!s->pid)
 			continue;
 		while (LOAD(s->ack) != LOAD(s->epoch)) {
-			if (now_ms() > end) {
+			if (test_now_ms() > end) {
 				TH_LOG("peer process %d (slot %d) did not answer in %d ms",
 				       s->pid, i, ms);
 				dump_stacks(_metadata, s->pid, "peer process");
@@ -1570,7 +1567,7 @@ static void log_inflight(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(faults) *self, const char *what)
 {
 	char buf[256];
-	int64_t now = now_ms();
+	int64_t now = test_now_ms();
 	size_t n = 0;
 	int t;
 
@@ -1596,7 +1593,7 @@ static void log_inflight(struct __test_metadata *_metadata,
 static int start_ctl(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(faults) *self, bool disconnects)
 {
-	int64_t end = now_ms() + 10000;
+	int64_t end = test_now_ms() + 10000;
 	pid_t pid;
 
 	STORE(self->sh->ctl_ready, 0);
@@ -1606,7 +1603,7 @@ static int start_ctl(struct __test_metadata *_metadata,
 	fflush(stderr);
 	pid = fork();
 	if (!pid)
-		ctl_main(self->sh, self->seed ^ (unsigned int)now_ms());
+		ctl_main(self->sh, self->seed ^ (unsigned int)test_now_ms());
 	self->ctl = pid;
 	while (!LOAD(self->sh->ctl_ready)) {
 		int status;
@@ -1616,7 +1613,7 @@ static int start_ctl(struct __test_metadata *_metadata,
 			self->ctl = 0;
 			return -EIO;
 		}
-		if (now_ms() > end) {
+		if (test_now_ms() > end) {
 			TH_LOG("controller not ready in 10 s");
 			return -ETIMEDOUT;
 		}
@@ -1635,7 +1632,7 @@ static int ctl_stuck(struct __test_metadata *_metadata,
 		int op = LOAD(self->sh->ct[t].op);
 
 		if (op != OP_NONE &&
-		    now_ms() - LOAD(self->sh->ct[t].since_ms) > STUCK_MS) {
+		    test_now_ms() - LOAD(self->sh->ct[t].since_ms) > STUCK_MS) {
 			TH_LOG("controller thread %d: %s has not returned in %d ms",
 			       t, op_name[op], STUCK_MS);
 			dump_stacks(_metadata, self->ctl, "controller");
@@ -1649,9 +1646,9 @@ static int ctl_stuck(struct __test_metadata *_metadata,
 static void run_load(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(faults) *self, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = test_now_ms() + ms;
 
-	while (now_ms() < end) {
+	while (test_now_ms() < end) {
 		if (self->ctl && ctl_stuck(_metadata, self)) {
 			_metadata->passed = 0;
 			return;
@@ -2169,7 +2166,7 @@ FIXTURE_SETUP(faults)
 	const char *env = getenv("MWIN_FAULTS_SECONDS");
 	const char *seed = getenv("MWIN_FAULTS_SEED");
 
-	self->t0 = now_ms();
+	self->t0 = test_now_ms();
 	self->secs = env ? atof(env) : 10;
 	if (!(self->secs > 0) || self->secs > 120)
 		self->secs = 10;
@@ -2243,10 +2240,10 @@ static const char *const kill_name[NKILL] = {
 static bool wait_for_op(FIXTURE_DATA(faults) *self, const int *ops, int nops,
 			int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = test_now_ms() + ms;
 	int t, k;
 
-	while (now_ms() < end) {
+	while (test_now_ms() < end) {
 		for (t = 0; t < NTHREADS; t++)
 			for (k = 0; k < nops; k++)
 				if (LOAD(self->sh->ct[t].op) == ops[k])
@@ -2267,11 +2264,11 @@ static bool wait_for_op(FIXTURE_DATA(faults) *self, const int *ops, int nops,
  */
 TEST_F_TIMEOUT(faults, kill_caller_mid_call, 300)
 {
-	int64_t end = now_ms() + (int64_t)(self->secs * 1000);
+	int64_t end = test_now_ms() + (int64_t)(self->secs * 1000);
 	int round, rounds = 0, mode;
 
 	start_peers(_metadata, self);
-	for (round = 0; round < 40 && (round < 3 || now_ms() < end); round++) {
+	for (round = 0; round < 40 && (round < 3 || test_now_ms() < end); round++) {
 		struct mwin_info before, after;
 		struct mwin_region_info ri;
 		uint32_t fd_region;
@@ -2356,22 +2353,26 @@ TEST_F_TIMEOUT(faults, kill_caller_mid_call, 300)
  */
 TEST_F_TIMEOUT(faults, peer_disconnect_under_load, 300)
 {
-	int64_t end = now_ms() + (int64_t)(self->secs * 1000);
+	int64_t end = test_now_ms() + (int64_t)(self->secs * 1000);
 	unsigned int ioctl_dis = 0, drops = 0, kills = 0, k;
-	struct { uint32_t id; int slot; } dis[256];
+	/* how the peer may have seen it end: also 'S' if it was dropping */
+	struct { uint32_t id; int slot; const char *how; } dis[256];
 	int ndis = 0, status;
 
 	start_peers(_metadata, self);
 	ASSERT_EQ(0, start_ctl(_metadata, self, true));
-	while (now_ms() < end) {
+	while (test_now_ms() < end) {
 		int i = rand_r(&self->seed) % NPEERS;
 		int what = rand_r(&self->seed) % 8;
 		struct peer_slot *s = &self->sh->peer[i];
 		struct mwin_peer_info pi;
+		bool dropping;
 		uint32_t id;
 		int r, j;
 
 		run_load(_metadata, self, rand_ms(self, 50, 500));
+		/* before the id: a drop asked for may be of that connection */
+		dropping = LOAD(s->drops) != LOAD(s->dropped);
 		id = LOAD(s->id);
 		if (what < 5 && id) {
 			log_inflight(_metadata, self, "MWIN_PEER_DISCONNECT");
@@ -2385,6 +2386,7 @@ TEST_F_TIMEOUT(faults, peer_disconnect_under_load, 300)
 				EXPECT_EQ(-ENOENT, r);
 				if (ndis < 256) {
 					dis[ndis].id = id;
+					dis[ndis].how = dropping ? "DQRS" : "DQR";
 					dis[ndis++].slot = i;
 				}
 			}
@@ -2407,7 +2409,7 @@ TEST_F_TIMEOUT(faults, peer_disconnect_under_load, 300)
 			/* it had no time to see the disconnects not seen yet */
 			for (j = 0; j < ndis; j++)
 				if (dis[j].slot == i &&
-				    !peer_saw_end(self, dis[j].id, "DQR"))
+				    !peer_saw_end(self, dis[j].id, dis[j].how))
 					dis[j--] = dis[--ndis];
 			ASSERT_LT(0, start_peer(self, i, PEER_HAMMER, false));
 		}
@@ -2422,7 +2424,7 @@ TEST_F_TIMEOUT(faults, peer_disconnect_under_load, 300)
 			 CHECK_REBIND | CHECK_VERIFY, "after the disconnects");
 	/* every peer the module disconnected saw its connection end */
 	for (k = 0; k < (unsigned int)ndis; k++) {
-		bool seen = peer_saw_end(self, dis[k].id, "DQR");
+		bool seen = peer_saw_end(self, dis[k].id, dis[k].how);
 
 		if (!seen)
 			TH_LOG("peer %u was disconnected, but its process did not see the module close it",
@@ -2505,10 +2507,10 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 		STORE(self->sh->peer[i].exit_when_gone, 1);
 	log_inflight(_metadata, self, "rdma link delete rxe0");
 	TH_LOG("    (%d windows of the test's own just bound again)", r);
-	t = now_ms();
+	t = test_now_ms();
 	r = rdma_link_delete(_metadata, 60000);
 	TH_LOG("%.2fs: rdma link delete rxe0 returned %d after %lld ms",
-	       t_rel(self), r, (long long)(now_ms() - t));
+	       t_rel(self), r, (long long)(test_now_ms() - t));
 	ASSERT_EQ(0, r);
 	EXPECT_FALSE(exists("/sys/class/infiniband/rxe0"));
 	/* the device is gone only once every process let go of it */
@@ -2552,7 +2554,7 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 	TH_LOG("%d windows left, all unbound", nw);
 
 	/* add it back */
-	t = now_ms();
+	t = test_now_ms();
 	ASSERT_EQ(0, rdma_link_add(_metadata, 30000));
 	for (i = 0; i < 200 && !rxe0_active(); i++)
 		usleep(50000);
@@ -2561,7 +2563,7 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 		usleep(10000);
 	EXPECT_TRUE(mwin_has_dev(self->fd, "rxe0"));
 	TH_LOG("%.2fs: rxe0 back and ACTIVE after %lld ms", t_rel(self),
-	       (long long)(now_ms() - t));
+	       (long long)(test_now_ms() - t));
 
 	/* a fresh peer: the old windows (rebound) and a new one work */
 	ASSERT_LT(0, start_peer(self, SMOKE, PEER_IDLE, true));
@@ -2721,16 +2723,16 @@ TEST_F_TIMEOUT(faults, rmmod_under_load, 300)
 	EXPECT_EQ(0, module_refcnt());
 	ok0 = peers_ok(self);
 	log_inflight(_metadata, self, "rmmod mwin");
-	t = now_ms();
+	t = test_now_ms();
 	r = module_call(_metadata, false, 60000);
 	TH_LOG("%.2fs: rmmod: %s after %lld ms (%lu accesses meanwhile)",
 	       t_rel(self), r ? strerror(-r) : "done",
-	       (long long)(now_ms() - t), peers_ok(self) - ok0);
+	       (long long)(test_now_ms() - t), peers_ok(self) - ok0);
 	ASSERT_EQ(0, r);
 	EXPECT_FALSE(exists("/dev/mwin"));
 	EXPECT_FALSE(exists("/sys/module/mwin"));
 	/* every peer sees its connection closed */
-	for (t = now_ms(); now_ms() - t < 15000;) {
+	for (t = test_now_ms(); test_now_ms() - t < 15000;) {
 		for (i = 0; i < NPEERS; i++)
 			if (LOAD(self->sh->peer[i].id))
 				break;
@@ -2742,10 +2744,10 @@ TEST_F_TIMEOUT(faults, rmmod_under_load, 300)
 		EXPECT_EQ(0, LOAD(self->sh->peer[i].id));
 	EXPECT_LE(ends0 + NPEERS, peers_ends(self));
 
-	t = now_ms();
+	t = test_now_ms();
 	r = module_call(_metadata, true, 30000);
 	TH_LOG("%.2fs: insmod: %s after %lld ms", t_rel(self),
-	       r ? strerror(-r) : "done", (long long)(now_ms() - t));
+	       r ? strerror(-r) : "done", (long long)(test_now_ms() - t));
 	ASSERT_EQ(0, r);
 	for (i = 0; i < 200 && !exists("/dev/mwin"); i++)
 		usleep(10000);

@@ -3,10 +3,24 @@
  * Hostile peers: malformed and oversized messages, floods, peers that
  * connect and vanish in a loop or take no messages. The module stays up,
  * tears the offender down when it must, and other peers are unaffected.
+ *
+ * A peer slow to take its messages does not break the windows created for
+ * it meanwhile.
+ *
+ * The revocation bound: no peer can stretch a revoke. A peer that asks for
+ * infinite RNR retries is refused; one that takes no messages stalls the
+ * send queue its revokes go through, and is cut off within
+ * revoke_timeout_ms, while it reads as fast as it can and an honest peer
+ * carries on beside it.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "mwin_test.h"
+
+#define MS(ns)	((ns) / 1000000)
 
 FIXTURE(hostile)
 {
@@ -40,6 +54,27 @@ FIXTURE_TEARDOWN(hostile)
 static int good_still_works(FIXTURE_DATA(hostile) *self)
 {
 	return mwpeer_read(self->good, self->gw.rkey, 0, NULL, 8);
+}
+
+/*
+ * Connect a peer with @opts and create a window for it: 4 KiB of the
+ * region at @offset, readable. NULL if either fails.
+ */
+static struct mwpeer *peer_with_window(FIXTURE_DATA(hostile) *self,
+				       const struct mwpeer_opts *opts,
+				       uint64_t offset,
+				       struct mwin_window_bind *b)
+{
+	struct mwpeer *p = mwpeer_create(opts);
+
+	if (p && !mwpeer_open(p, test_host(), 0)) {
+		*b = test_bind(self->region, mwpeer_id(p), offset, 4096,
+			       MWIN_ACCESS_READ, 0);
+		if (!mwin_window_create(self->fd, b))
+			return p;
+	}
+	mwpeer_close(p);
+	return NULL;
 }
 
 /* Garbage of every size up to a message: counted, ignored. */
@@ -86,7 +121,13 @@ TEST_F(hostile, flood)
 	for (i = 0; i < 2000; i++)
 		ok += mwpeer_send(p, "flood", 5) == IBV_WC_SUCCESS;
 	EXPECT_EQ(2000, ok);
-	ASSERT_EQ(0, mwin_peer_get(self->fd, mwpeer_id(p), 0, &pi));
+	/* acknowledged is received, but the module counts them a bit later */
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		ASSERT_EQ(0, mwin_peer_get(self->fd, mwpeer_id(p), 0, &pi));
+		if (pi.msgs_received >= 2000)
+			break;
+		usleep(10000);
+	}
 	EXPECT_EQ(2000, pi.msgs_received);
 	EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
 	mwpeer_close(p);
@@ -127,16 +168,13 @@ TEST_F(hostile, takes_no_messages)
 {
 	struct mwpeer_opts opts = { .timeout_ms = TEST_TIMEOUT_MS,
 				    .recv_depth = -1 };
-	struct mwpeer *p = mwpeer_create(&opts);
 	struct mwin_window_bind b;
+	struct mwpeer *p = peer_with_window(self, &opts, 8192, &b);
 	uint32_t id;
 	int i;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, mwpeer_open(p, test_host(), 0));
 	id = mwpeer_id(p);
-	b = test_bind(self->region, id, 8192, 4096, MWIN_ACCESS_READ, 0);
-	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	for (i = 0; i < 60 && test_wait_peer_gone(self->fd, id); i++)
 		;
 	EXPECT_EQ(-ENOENT, mwin_peer_get(self->fd, id, 0,
@@ -144,6 +182,205 @@ TEST_F(hostile, takes_no_messages)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
 	mwpeer_close(p);
+}
+
+/* RNR retry count 7 means "forever": such a peer is refused. */
+TEST_F(hostile, infinite_rnr_retry_is_refused)
+{
+	struct mwpeer_opts opts = { .timeout_ms = TEST_TIMEOUT_MS,
+				    .rnr_retry_count = 7 };
+	struct mwin_info before, after;
+	struct mwpeer *p = mwpeer_create(&opts);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	EXPECT_EQ(-ECONNREFUSED, mwpeer_open(p, test_host(), 0));
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_peers, after.nr_peers);
+	mwpeer_close(p);
+
+	opts.rnr_retry_count = 6;
+	p = mwpeer_create(&opts);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, mwpeer_open(p, test_host(), 0));
+	mwpeer_close(p);
+}
+
+/*
+ * A peer slow to post receives: the grant SEND to it gets RNR NAKs and is
+ * retried, while a window created for it registers behind that SEND. rxe
+ * runs again what a retried SEND has behind it, and a REG_MR run twice
+ * fails and kills the peer; the module fences every REG_MR behind a
+ * LOCAL_INV (verbs_prep_reg()), so the window waits for the SEND instead.
+ */
+TEST_F(hostile, registration_behind_a_retried_message)
+{
+	struct mwpeer_opts opts = { .timeout_ms = TEST_TIMEOUT_MS,
+				    .recv_depth = 1, .rnr_retry_count = 6 };
+	struct mwin_window_bind a, b;
+	/* its one receive takes a's grant; it is not posted again yet */
+	struct mwpeer *p = peer_with_window(self, &opts, 8192, &a);
+	struct test_create c = { .fd = self->fd };
+	pthread_t t;
+	uint32_t id;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	usleep(100000);
+	/* b's grant finds no receive: RNR NAK, a retry every 655 ms */
+	b = test_bind(self->region, id, 16384, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	c.b = test_bind(self->region, id, 24576, 4096, MWIN_ACCESS_WRITE, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, test_create_thread, &c));
+	usleep(300000);
+	/* a receive again: the next retry of b's grant goes through */
+	mwpeer_poll(p, 0);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, c.ret);
+	EXPECT_EQ(0, mwin_peer_get(self->fd, id, 0,
+				   &(struct mwin_peer_info){}));
+	EXPECT_EQ(0, mwpeer_wait_grant(p, b.id, 0, NULL, TEST_TIMEOUT_MS));
+	EXPECT_EQ(0, mwpeer_wait_grant(p, c.b.id, 0, NULL, TEST_TIMEOUT_MS));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(p, c.b.rkey, c.b.iova, NULL, 8));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+	EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
+	mwpeer_close(p);
+}
+
+/* A hostile peer reads through its window as fast as it can. */
+struct reader {
+	struct mwpeer *p;
+	uint32_t rkey;
+	uint64_t iova;
+	atomic_uint ok;
+	/* READs posted after a time that still succeeded: the last one */
+	uint64_t last_ok_post_ns;
+	uint64_t failed_post_ns;
+	int failed_status;
+};
+
+static void *reader_run(void *arg)
+{
+	struct reader *r = arg;
+	uint64_t t;
+	int st;
+
+	for (;;) {
+		t = test_now_ns();
+		st = mwpeer_read(r->p, r->rkey, r->iova, NULL, 8);
+		if (st != IBV_WC_SUCCESS) {
+			r->failed_post_ns = t;
+			r->failed_status = st;
+			return NULL;
+		}
+		r->last_ok_post_ns = t;
+		atomic_fetch_add(&r->ok, 1);
+	}
+}
+
+/* An honest peer rebinds and reads beside it. */
+struct honest {
+	int fd;
+	struct mwpeer *p;
+	struct mwin_window_bind w;
+	atomic_bool stop;
+	unsigned int rebinds, reads, errors;
+	uint64_t max_rebind_ns;
+};
+
+static void *honest_run(void *arg)
+{
+	struct honest *h = arg;
+	uint64_t t;
+
+	while (!atomic_load(&h->stop)) {
+		t = test_now_ns();
+		if (test_rebind(h->fd, &h->w, 0, 0, 4096, MWIN_ACCESS_READ)) {
+			h->errors++;
+			continue;
+		}
+		t = test_now_ns() - t;
+		if (t > h->max_rebind_ns)
+			h->max_rebind_ns = t;
+		h->rebinds++;
+		if (mwpeer_read(h->p, h->w.rkey, h->w.iova, NULL, 8))
+			h->errors++;
+		h->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * A peer that posts no receives: the module's grant to it is refused with
+ * RNR NAKs, and the LOCAL_INV of its window waits behind that SEND on the
+ * same send queue. The invalidate cuts the peer off instead of waiting:
+ * no READ posted after it returned succeeds, nor any posted a second after
+ * it began, and an honest peer's rebinds and reads go on meanwhile.
+ */
+TEST_F(hostile, stalled_peer_is_cut_off)
+{
+	struct mwpeer_opts opts = { .timeout_ms = TEST_TIMEOUT_MS,
+				    .recv_depth = -1, .rnr_retry_count = 6 };
+	struct reader r = { 0 };
+	struct honest h = { .fd = self->fd, .p = self->good, .w = self->gw };
+	unsigned long op_timeout = test_param("op_timeout_ms");
+	/*
+	 * No READ posted a second after the revoke began succeeds: the
+	 * default bound (250 ms) and then some. make check-debug loads the
+	 * module with a longer bound for its slower kernel.
+	 */
+	unsigned long late_ms = test_param("revoke_timeout_ms") + 750;
+	struct mwin_window_bind b;
+	pthread_t rt, ht;
+	uint64_t t0, t1;
+	uint32_t id;
+	int i, ret;
+
+	r.p = peer_with_window(self, &opts, 8192, &b);
+	ASSERT_NE(NULL, r.p);
+	id = mwpeer_id(r.p);
+	r.rkey = b.rkey;
+	r.iova = b.iova;
+
+	ASSERT_EQ(0, pthread_create(&rt, NULL, reader_run, &r));
+	for (i = 0; i < 10000 && atomic_load(&r.ok) < 20 && !r.failed_post_ns;
+	     i++)
+		usleep(1000);
+	ASSERT_LE(20, atomic_load(&r.ok));
+	ASSERT_EQ(0, pthread_create(&ht, NULL, honest_run, &h));
+	usleep(50000);
+
+	t0 = test_now_ns();
+	ret = mwin_window_invalidate(self->fd, b.id);
+	t1 = test_now_ns();
+	usleep(50000);
+	atomic_store(&h.stop, true);
+	pthread_join(ht, NULL);
+	pthread_join(rt, NULL);
+
+	late_ms = late_ms < 1000 ? 1000 : late_ms;
+	TH_LOG("invalidate: %d after %llu ms; %u READs succeeded, the last posted %lld ms after it began; the first failure (status %d) posted %lld ms after",
+	       ret, (unsigned long long)MS(t1 - t0), atomic_load(&r.ok),
+	       (long long)MS((int64_t)(r.last_ok_post_ns - t0)),
+	       r.failed_status, (long long)MS((int64_t)(r.failed_post_ns - t0)));
+	TH_LOG("honest peer: %u rebinds (the slowest %llu ms), %u reads, %u errors",
+	       h.rebinds, (unsigned long long)MS(h.max_rebind_ns), h.reads,
+	       h.errors);
+	EXPECT_EQ(-ECONNABORTED, ret);
+	EXPECT_GT(op_timeout / 4, MS(t1 - t0));
+	EXPECT_GT(t1, r.last_ok_post_ns);
+	EXPECT_GT(t0 + late_ms * 1000000ull, r.last_ok_post_ns);
+	EXPECT_NE(IBV_WC_SUCCESS, r.failed_status);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+
+	EXPECT_EQ(0, h.errors);
+	EXPECT_LT(0, h.rebinds);
+	EXPECT_GT(1000, MS(h.max_rebind_ns));
+	self->gw = h.w;
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->good, self->gw.rkey,
+					      self->gw.iova, NULL, 8));
+	mwpeer_close(r.p);
 }
 
 TEST_HARNESS_MAIN

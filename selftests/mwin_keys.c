@@ -49,14 +49,6 @@ FIXTURE_TEARDOWN(keys)
 	close(self->fd);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* No libm in the suite's link line: Newton's square root. */
 static double sqroot(double x)
 {
@@ -101,7 +93,7 @@ TEST_F_TIMEOUT(keys, rebind_unpredictable, 300)
 	memset(used, 0, sizeof(used));
 	used[(prev & 0xff) / 8] |= 1 << (prev & 7);
 
-	t0 = now_s();
+	t0 = test_now_s();
 	for (i = 0; i < n; i++) {
 		uint8_t k;
 
@@ -139,7 +131,7 @@ TEST_F_TIMEOUT(keys, rebind_unpredictable, 300)
 		used[k / 8] |= 1 << (k & 7);
 		prev = b.rkey;
 	}
-	secs = now_s() - t0;
+	secs = test_now_s() - t0;
 	if (in_mr > max_in_mr)
 		max_in_mr = in_mr;
 

@@ -7,26 +7,6 @@
 
 #include "mwin_test.h"
 
-static int sh(const char *cmd)
-{
-	int ret = system(cmd);
-
-	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
-}
-
-/* Wait until the module has closed @p's connection. */
-static int wait_disconnected(struct mwpeer *p)
-{
-	int i;
-
-	for (i = 0; i < TEST_TIMEOUT_MS / 50; i++) {
-		if (mwpeer_state(p) == MWPEER_DISCONNECTED)
-			return 0;
-		mwpeer_poll(p, 50);
-	}
-	return -ETIMEDOUT;
-}
-
 FIXTURE(dev)
 {
 	int fd;
@@ -38,7 +18,7 @@ FIXTURE_SETUP(dev)
 {
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, sh("ip link add mwt0 type veth peer name mwt1 && "
+	ASSERT_EQ(0, test_sh("ip link add mwt0 type veth peer name mwt1 && "
 			"ip addr add 10.99.0.1/24 dev mwt0 && "
 			"ip link set mwt0 up && ip link set mwt1 up && "
 			"rdma link add rxet0 type rxe netdev mwt0"));
@@ -52,61 +32,8 @@ FIXTURE_TEARDOWN(dev)
 {
 	munmap(self->mem, 1 << 20);
 	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
-	sh("rdma link delete rxet0 2>/dev/null; ip link delete mwt0 2>/dev/null");
+	test_sh("rdma link delete rxet0 2>/dev/null; ip link delete mwt0 2>/dev/null");
 	close(self->fd);
-}
-
-/*
- * A peer on rxet0, in a child process: librdmacm keeps a device open for the
- * life of the process that used it, and rxe cannot take a device away from
- * a process that holds it. The child reports its peer id, then whether the
- * module disconnected it, and exits, letting go of the device.
- */
-static char peer_wait_grant_and_use(struct mwpeer *p)
-{
-	struct mwpeer_msg m;
-
-	if (mwpeer_next_msg(p, &m, TEST_TIMEOUT_MS) || m.type != MWIN_WIRE_GRANT)
-		return 'T';
-	if (mwpeer_write(p, m.rkey, m.iova, "d", 1) ||
-	    mwpeer_read(p, m.rkey, m.iova, NULL, 1) ||
-	    ((char *)mwpeer_buf(p))[0] != 'd')
-		return 'F';
-	return 'K';
-}
-
-/*
- * @then: 'D' waits until the module disconnects the peer and answers 'D'
- * ('T' on timeout); 'G' waits for a grant, writes and reads through it and
- * answers 'K' ('F' when that fails).
- */
-static pid_t spawn_peer(const char *host, char then, int *rfd)
-{
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		struct mwpeer *p = test_connect_to(host);
-		uint32_t id = p ? mwpeer_id(p) : 0;
-		char verdict;
-
-		close(pfd[0]);
-		if (write(pfd[1], &id, sizeof(id)) != sizeof(id) || !p)
-			_exit(1);
-		if (then == 'D')
-			verdict = wait_disconnected(p) ? 'T' : 'D';
-		else
-			verdict = peer_wait_grant_and_use(p);
-		if (write(pfd[1], &verdict, 1) != 1)
-			_exit(1);
-		_exit(0);
-	}
-	close(pfd[1]);
-	*rfd = pfd[0];
-	return pid;
 }
 
 TEST_F(dev, delete_with_live_windows_then_add_back)
@@ -118,7 +45,7 @@ TEST_F(dev, delete_with_live_windows_then_add_back)
 	struct mwpeer *q;
 	pid_t child;
 
-	child = spawn_peer("10.99.0.1", 'D', &rfd);
+	child = test_spawn_peer("10.99.0.1", 'D', &rfd);
 	ASSERT_LT(0, child);
 	ASSERT_EQ(sizeof(pid), read(rfd, &pid, sizeof(pid)));
 	ASSERT_NE(0, pid);
@@ -131,7 +58,7 @@ TEST_F(dev, delete_with_live_windows_then_add_back)
 			  MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &other));
 
-	ASSERT_EQ(0, sh("rdma link delete rxet0"));
+	ASSERT_EQ(0, test_sh("rdma link delete rxet0"));
 	EXPECT_EQ(1, read(rfd, &verdict, 1));
 	EXPECT_EQ('D', verdict);	/* the module disconnected it */
 	waitpid(child, &status, 0);
@@ -144,8 +71,8 @@ TEST_F(dev, delete_with_live_windows_then_add_back)
 	mwpeer_close(q);
 
 	/* Add it back: a new peer on it gets the same window. */
-	ASSERT_EQ(0, sh("rdma link add rxet0 type rxe netdev mwt0"));
-	child = spawn_peer("10.99.0.1", 'G', &rfd);
+	ASSERT_EQ(0, test_sh("rdma link add rxet0 type rxe netdev mwt0"));
+	child = test_spawn_peer("10.99.0.1", 'G', &rfd);
 	ASSERT_LT(0, child);
 	ASSERT_EQ(sizeof(pid2), read(rfd, &pid2, sizeof(pid2)));
 	ASSERT_NE(0, pid2);
@@ -166,7 +93,7 @@ TEST_F(dev, vanished_peer_is_cleaned_up)
 	int rfd, status;
 	pid_t child;
 
-	child = spawn_peer(test_host(), 'D', &rfd);
+	child = test_spawn_peer(test_host(), 'D', &rfd);
 	ASSERT_LT(0, child);
 	ASSERT_EQ(sizeof(pid), read(rfd, &pid, sizeof(pid)));
 	ASSERT_NE(0, pid);
@@ -218,6 +145,16 @@ TEST(bad_hello_is_rejected)
 	EXPECT_TRUE(rej.by_module);
 	EXPECT_TRUE(rej.version_valid);
 	EXPECT_EQ(MWIN_WIRE_VERSION, rej.version);
+	mwpeer_close(p);
+
+	/* the right version, but reserved bytes that are not zero */
+	bad.version = MWIN_WIRE_VERSION;
+	bad.__reserved[2] = 1;
+	p = mwpeer_create(&opts);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-ECONNREFUSED, mwpeer_open(p, test_host(), 0));
+	mwpeer_reject(p, &rej);
+	EXPECT_TRUE(rej.by_module);
 	mwpeer_close(p);
 
 	opts.private_data_len = 0;	/* no hello at all */
@@ -321,7 +258,6 @@ TEST(unload_with_live_windows)
 {
 	const char *ko = getenv("MWIN_KO");
 	struct mwin_window_bind b;
-	char cmd[512];
 	struct mwpeer *p;
 	uint32_t region;
 	int fd = mwin_open();
@@ -334,16 +270,15 @@ TEST(unload_with_live_windows)
 	b = test_bind(region, mwpeer_id(p), 0, 1 << 20, MWIN_ACCESS_ALL, 0);
 	ASSERT_EQ(0, mwin_window_create(fd, &b));
 	/* An open file holds the module. */
-	EXPECT_NE(0, sh("rmmod mwin 2>/dev/null"));
+	EXPECT_NE(0, test_sh("rmmod mwin 2>/dev/null"));
 	close(fd);
 
-	ASSERT_EQ(0, sh("rmmod mwin"));
-	EXPECT_EQ(0, wait_disconnected(p));
+	ASSERT_EQ(0, test_sh("rmmod mwin"));
+	EXPECT_EQ(0, test_wait_disconnected(p));
 	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, 0, NULL, 1));
 	mwpeer_close(p);
 
-	snprintf(cmd, sizeof(cmd), "insmod %s", ko);
-	ASSERT_EQ(0, sh(cmd));
+	ASSERT_EQ(0, test_load(ko, NULL));
 	fd = mwin_open();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-ENOENT, mwin_region_destroy(fd, region, 0));

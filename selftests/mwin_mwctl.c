@@ -19,7 +19,6 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <grp.h>
 #include <sys/wait.h>
 
 #include "mwin_test.h"
@@ -72,15 +71,12 @@ enum run_as {
 
 static void run_setup(enum run_as as)
 {
-	gid_t gid = 65534;
-
 	if (as == AS_NODEV &&
 	    (unshare(CLONE_NEWNS) ||
 	     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	     mount("tmpfs", "/dev", "tmpfs", 0, NULL)))
 		_exit(126);
-	if (as == AS_NOBODY &&
-	    (setgroups(1, &gid) || setgid(gid) || setuid(65534)))
+	if (as == AS_NOBODY && test_become_nobody())
 		_exit(126);
 }
 
@@ -105,11 +101,14 @@ static int run_argv(struct run *r, const void *in, size_t in_len,
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
+		/* opened as root: the user may not reach into the tree */
+		int exe = open(mwctl_path(), O_RDONLY | O_CLOEXEC);
+
 		dup2(pi[0], 0);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		run_setup(as);
-		execv(mwctl_path(), argv);
+		fexecve(exe, argv, environ);
 		_exit(127);
 	}
 	close(po[1]);

@@ -88,14 +88,6 @@ struct pair {
 	char errmsg[256];
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
@@ -370,7 +362,11 @@ static int access_one(struct pair *q, uint32_t rkey, uint64_t off,
 			uint64_t v;
 
 			memcpy(&v, q->shadow + rel, 8);
-			if (old != v)
+			if (old != v && old == TOMB(q->i) * 0x0101010101010101ULL)
+				late(q, "FADD at %llu of area %d saw the tombstone 0x%llx: it ran after the revoke returned",
+				     (unsigned long long)rel, q->i,
+				     (unsigned long long)old);
+			else if (old != v)
 				violation(q, "FADD at %llu of area %d saw 0x%llx, expected 0x%llx",
 					  (unsigned long long)rel, q->i,
 					  (unsigned long long)old,
@@ -387,7 +383,7 @@ static void *peer_thread(void *arg)
 	struct pair *q = arg;
 	int k;
 
-	while (now_s() < q->deadline && q->violations < 5) {
+	while (test_now_s() < q->deadline && q->violations < 5) {
 		unsigned int n;
 		bool patient = rand_r(&q->seed) & 1;
 		uint64_t off, len;
@@ -542,7 +538,7 @@ TEST_F_TIMEOUT(races, revoke_under_traffic, 120)
 		q->fd = self->fd;
 		q->region = self->region;
 		q->mem = self->mem;
-		q->deadline = now_s() + secs;
+		q->deadline = test_now_s() + secs;
 		q->seed = (unsigned int)time(NULL) * 7919 + i;
 		ASSERT_EQ(0, pthread_create(&ct[i], NULL, controller, q));
 		ASSERT_EQ(0, pthread_create(&pt[i], NULL, peer_thread, q));
@@ -637,10 +633,10 @@ TEST_F_TIMEOUT(races, force_destroy_vs_create, 90)
 	struct mwpeer *p = test_connect();
 	unsigned int round, orphans = 0, made = 0;
 	unsigned int seed = time(NULL);
-	double deadline = now_s() + 20;
+	double deadline = test_now_s() + 20;
 
 	ASSERT_NE(NULL, p);
-	for (round = 0; round < 100 && now_s() < deadline; round++) {
+	for (round = 0; round < 100 && test_now_s() < deadline; round++) {
 		struct creator c = { .fd = self->fd, .peer = mwpeer_id(p) };
 		struct mwin_window_info wi;
 		struct mwin_region_info ri;

@@ -3,6 +3,7 @@
  * Every ioctl with bad input: each gets its documented errno and changes
  * nothing (the listing of all objects is the same before and after).
  */
+#include <fcntl.h>
 #include <sys/ioctl.h>
 
 #include "mwin_test.h"
@@ -65,14 +66,19 @@ FIXTURE_TEARDOWN(uapi)
 	close(self->fd);
 }
 
-/* Run one call expecting @err, and check that nothing changed. */
-#define EXPECT_ERR_UNCHANGED(_err, _call) do {				\
-	take_snapshot(self->fd, &self->before);				\
-	EXPECT_EQ(_err, _call);						\
+/* Nothing changed since self->before was taken. */
+#define EXPECT_UNCHANGED() do {						\
 	take_snapshot(self->fd, &self->after);				\
 	EXPECT_EQ(self->before.len, self->after.len);			\
 	EXPECT_EQ(0, memcmp(self->before.data, self->after.data,	\
 			    self->before.len));				\
+} while (0)
+
+/* Run one call expecting @err, and check that nothing changed. */
+#define EXPECT_ERR_UNCHANGED(_err, _call) do {				\
+	take_snapshot(self->fd, &self->before);				\
+	EXPECT_EQ(_err, _call);						\
+	EXPECT_UNCHANGED();						\
 } while (0)
 
 /* Raw ioctl with an arbitrary size field. */
@@ -126,6 +132,81 @@ TEST_F(uapi, struct_sizes)
 	}
 }
 
+/*
+ * The command number is checked whole: the right type and number with
+ * other direction or size bits is ENOTTY, whatever the argument holds.
+ */
+TEST_F(uapi, cmd_bits)
+{
+	uint64_t buf[64];
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		unsigned int nr = _IOC_NR(cmds[i].nr);
+		size_t size = cmds[i].size;
+		const unsigned long bad[] = {
+			_IOC(_IOC_READ, MWIN_IOCTL_MAGIC, nr, size),
+			_IOC(_IOC_WRITE, MWIN_IOCTL_MAGIC, nr, size),
+			_IOC(_IOC_NONE, MWIN_IOCTL_MAGIC, nr, size),
+			_IOC(_IOC_NONE, MWIN_IOCTL_MAGIC, nr, 0),
+			_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, nr, 0),
+			_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, nr,
+			     size - 8),
+			_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, nr,
+			     size + 8),
+			_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, nr,
+			     _IOC_SIZEMASK),
+		};
+
+		ASSERT_EQ(_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, nr,
+			       size), cmds[i].nr);
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++) {
+			TH_LOG("command 0x%lx as 0x%lx", cmds[i].nr, bad[j]);
+			memset(buf, 0, sizeof(buf));
+			EXPECT_ERR_UNCHANGED(-ENOTTY,
+					     raw(self->fd, bad[j], buf, size));
+		}
+	}
+}
+
+/* A batch entry is at most 4096 bytes: larger is EINVAL, nothing is done. */
+TEST_F(uapi, batch_op_size)
+{
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = 1,
+	};
+	struct mwin_batch_op *op;
+	uint8_t *ops;
+
+	ops = calloc(1, 8192);
+	ASSERT_NE(NULL, ops);
+	op = (struct mwin_batch_op *)ops;
+	op->opcode = MWIN_BATCH_INVALIDATE;
+	op->id = self->win.id;
+	cmd.ops = (uintptr_t)ops;
+
+	cmd.op_size = 4097;
+	EXPECT_ERR_UNCHANGED(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH,
+						 &cmd));
+	cmd.op_size = 8192;
+	EXPECT_ERR_UNCHANGED(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH,
+						 &cmd));
+	cmd.op_size = ~0U;
+	EXPECT_ERR_UNCHANGED(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH,
+						 &cmd));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd,
+						       self->win.id));
+
+	/* 4096, zero tail: a newer caller's entry, carried out */
+	cmd.op_size = 4096;
+	ASSERT_EQ(0, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	EXPECT_EQ(0, cmd.failed);
+	EXPECT_EQ(0, op->result);
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd,
+							     self->win.id));
+	free(ops);
+}
+
 /* A bigger struct with a zero tail is what a newer userspace passes. */
 TEST_F(uapi, newer_userspace_zero_tail)
 {
@@ -166,6 +247,84 @@ TEST_F(uapi, info_devs)
 	ASSERT_EQ(0, raw(self->fd, MWIN_INFO, &info, sizeof(info)));
 	EXPECT_LE(1, info.nr_devs);
 	EXPECT_EQ(0xff, ((uint8_t *)devs)[0]);	/* capacity 0: untouched */
+}
+
+/* A devs array in memory that cannot be written: EFAULT, nothing changes. */
+TEST_F(uapi, info_devs_fault)
+{
+	long pagesz = sysconf(_SC_PAGESIZE);
+	struct mwin_info info;
+	uint8_t *mem;
+
+	mem = mmap(NULL, 2 * pagesz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	memset(&info, 0, sizeof(info));
+	info.nr_devs = 4;
+	info.dev_info_size = sizeof(struct mwin_dev_info);
+
+	ASSERT_EQ(0, mprotect(mem, 2 * pagesz, PROT_NONE));
+	info.devs = (uintptr_t)mem;
+	EXPECT_ERR_UNCHANGED(-EFAULT, raw(self->fd, MWIN_INFO, &info,
+					  sizeof(info)));
+	EXPECT_EQ(4, info.nr_devs);
+	ASSERT_EQ(0, mprotect(mem, 2 * pagesz, PROT_READ));
+	EXPECT_ERR_UNCHANGED(-EFAULT, raw(self->fd, MWIN_INFO, &info,
+					  sizeof(info)));
+
+	/* the first device fits in the writable page, the rest does not */
+	ASSERT_EQ(0, mprotect(mem, pagesz, PROT_READ | PROT_WRITE));
+	info.devs = (uintptr_t)(mem + pagesz - info.dev_info_size);
+	info.nr_devs = 1;
+	ASSERT_EQ(0, raw(self->fd, MWIN_INFO, &info, sizeof(info)));
+	EXPECT_LE(1, info.nr_devs);
+	munmap(mem, 2 * pagesz);
+}
+
+/*
+ * A create whose result cannot be copied out (the argument is readable,
+ * not writable) fails with EFAULT and leaves nothing: no region or window
+ * nobody knows the id of, no memory held, no grant to the peer.
+ */
+TEST_F(uapi, create_efault_leaves_nothing)
+{
+	long pagesz = sysconf(_SC_PAGESIZE);
+	struct mwin_info before, after;
+	struct mwin_region_create *rc;
+	struct mwin_window_bind *wb;
+	struct mwpeer_msg m;
+	uint8_t *mem;
+
+	EXPECT_MSG(self->peer, MWIN_WIRE_GRANT, self->win.id, self->win.rkey);
+	mem = mmap(NULL, pagesz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	rc = (void *)mem;
+	wb = (void *)(mem + 256);
+	*rc = (struct mwin_region_create){ .size = sizeof(*rc),
+					   .length = 1 << 20 };
+	*wb = test_bind(self->region, mwpeer_id(self->peer), 8192, 4096,
+			MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mprotect(mem, pagesz, PROT_READ));
+
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	EXPECT_ERR_UNCHANGED(-EFAULT, mwin_ioctl(self->fd, MWIN_REGION_CREATE,
+						 rc));
+	EXPECT_ERR_UNCHANGED(-EFAULT, mwin_ioctl(self->fd, MWIN_WINDOW_CREATE,
+						 wb));
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_regions, after.nr_regions);
+	EXPECT_EQ(before.region_bytes, after.region_bytes);
+	EXPECT_EQ(before.nr_windows, after.nr_windows);
+	EXPECT_EQ(-ETIMEDOUT, mwpeer_next_msg(self->peer, &m, 500));
+	munmap(mem, pagesz);
+
+	/* and the same calls work with a writable argument */
+	wb = &(struct mwin_window_bind){ 0 };
+	*wb = test_bind(self->region, mwpeer_id(self->peer), 8192, 4096,
+			MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, wb));
+	EXPECT_MSG(self->peer, MWIN_WIRE_GRANT, wb->id, wb->rkey);
 }
 
 TEST_F(uapi, region_create_bad)
@@ -376,6 +535,126 @@ TEST_F(uapi, mmap_bad)
 		 ri.mmap_offset + 4096);
 	ASSERT_NE(MAP_FAILED, p);
 	munmap(p, 4096);
+}
+
+/*
+ * A second file opened read-only maps a region MAP_SHARED, PROT_READ: the
+ * same pages, never writable; MAP_PRIVATE is still refused.
+ */
+TEST_F(uapi, mmap_rdonly_fd)
+{
+	struct mwin_region_info ri;
+	char *rw, *ro;
+	int rofd;
+
+	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	rw = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		  ri.mmap_offset);
+	ASSERT_NE(MAP_FAILED, rw);
+	strcpy(rw + 4096, "seen read-only");
+
+	rofd = open(MWIN_DEV_PATH, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, rofd);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_SHARED, rofd,
+		  ri.mmap_offset + 4096);
+	ASSERT_NE(MAP_FAILED, ro) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_STREQ("seen read-only", ro);
+	rw[4096] = 'S';
+	EXPECT_EQ('S', ro[0]);
+	EXPECT_EQ(-1, mprotect(ro, 4096, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(ro, 4096);
+
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, rofd, ri.mmap_offset));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, rofd,
+				   ri.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE,
+				   self->fd, ri.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	close(rofd);
+	munmap(rw, 8192);
+}
+
+/*
+ * A file opened read-only can look but not change: every command that
+ * changes state fails with EBADF, with arguments that succeed on a
+ * read-write open, and changes nothing; INFO, the GETs and MONITOR work.
+ */
+TEST_F(uapi, readonly_open_changes_nothing)
+{
+	struct mwin_batch_op op = {
+		.opcode = MWIN_BATCH_INVALIDATE, .id = self->win.id,
+	};
+	struct mwin_window_batch batch = {
+		.size = sizeof(batch), .count = 1, .op_size = sizeof(op),
+		.ops = (uintptr_t)&op,
+	};
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+	struct mwin_window_bind b = test_bind(self->region,
+					      mwpeer_id(self->peer), 8192,
+					      4096, MWIN_ACCESS_READ, 0);
+	struct mwin_window_bind w = self->win;
+	struct mwin_region_info ri;
+	struct mwin_window_info wi;
+	struct mwin_peer_info pi;
+	struct mwin_info info;
+	uint32_t id;
+	int rofd = open(MWIN_DEV_PATH, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, rofd);
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_region_create(rofd, 4096, 0, &id,
+							NULL));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_region_destroy(rofd, self->region,
+					MWIN_REGION_DESTROY_FORCE));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_window_create(rofd, &b));
+	EXPECT_ERR_UNCHANGED(-EBADF, test_rebind(rofd, &w, 0, 0, 4096,
+						 MWIN_ACCESS_WRITE));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_window_invalidate(rofd,
+							    self->win.id));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_window_destroy(rofd, self->win.id));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_peer_disconnect(rofd,
+						mwpeer_id(self->peer)));
+	EXPECT_ERR_UNCHANGED(-EBADF, mwin_ioctl(rofd, MWIN_WINDOW_BATCH,
+						&batch));
+	EXPECT_EQ(0, op.result);
+	/* the window still works */
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->peer, self->win.rkey,
+					      self->win.iova, NULL, 8));
+
+	EXPECT_EQ(0, mwin_info(rofd, &info, NULL, 0));
+	EXPECT_EQ(0, mwin_region_get(rofd, self->region, 0, &ri));
+	EXPECT_EQ(0, mwin_window_get(rofd, self->win.id, 0, &wi));
+	EXPECT_EQ(0, mwin_peer_get(rofd, mwpeer_id(self->peer), 0, &pi));
+	EXPECT_EQ(0, mwin_ioctl(rofd, MWIN_MONITOR, &mon));
+	close(rofd);
+}
+
+/*
+ * A peer is not an opener's: disconnecting one needs CAP_SYS_ADMIN, also
+ * through a file root opened. The caller's credentials decide.
+ */
+TEST_F(uapi, peer_disconnect_needs_cap_sys_admin)
+{
+	uint32_t id = mwpeer_id(self->peer);
+	int status;
+	pid_t pid;
+
+	take_snapshot(self->fd, &self->before);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (test_become_nobody())
+			_exit(2);
+		_exit(mwin_peer_disconnect(self->fd, id) == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_UNCHANGED();
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->peer, self->win.rkey,
+					      self->win.iova, NULL, 8));
 }
 
 TEST_HARNESS_MAIN

@@ -470,6 +470,40 @@ TEST_F(win, fd_owned_window_dies_with_fd)
 	EXPECT_EQ(0, test_window_state(self->fd, b.id));
 }
 
+/*
+ * A region tied to its file descriptor goes with it, its windows revoked;
+ * the file's module-owned region and other regions stay.
+ */
+TEST_F(win, fd_owned_region_dies_with_fd)
+{
+	struct mwin_region_info ri;
+	struct mwin_window_bind b;
+	uint32_t owned[3], kept;
+	int fd2 = mwin_open();
+	int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, mwin_region_create(fd2, 4096, MWIN_CREATE_FD_OWNED,
+					&owned[0], NULL));
+	ASSERT_EQ(0, mwin_region_create(fd2, 4096, 0, &kept, NULL));
+	ASSERT_EQ(0, mwin_region_create(fd2, 4096, MWIN_CREATE_FD_OWNED,
+					&owned[1], NULL));
+	ASSERT_EQ(0, mwin_region_create(fd2, 4096, MWIN_CREATE_FD_OWNED,
+					&owned[2], NULL));
+	b = test_bind(owned[1], mwpeer_id(self->a), 0, 4096,
+		      MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(fd2, &b));
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	close(fd2);
+	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	EXPECT_EQ(0, test_window_state(self->fd, b.id));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, owned[i], 0, &ri));
+	EXPECT_EQ(0, mwin_region_get(self->fd, kept, 0, &ri));
+	EXPECT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, kept, 0));
+}
+
 /* A monitor sees grants and revokes, in order, with their rkeys. */
 TEST_F(win, monitor_events)
 {

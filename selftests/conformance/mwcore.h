@@ -824,7 +824,7 @@ static inline struct rawpeer *rawpeer_connect(const char *host, uint16_t port)
 	cp.initiator_depth = 4;
 	cp.responder_resources = 4;
 	cp.retry_count = 2;
-	cp.rnr_retry_count = 7;
+	cp.rnr_retry_count = 6;	/* mwin refuses 7, "forever" */
 	if (rdma_connect(r->id, &cp) ||
 	    rawpeer_event(r, RDMA_CM_EVENT_ESTABLISHED, &ev, 5000))
 		goto fail;

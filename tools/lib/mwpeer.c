@@ -790,7 +790,8 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 		p->priv_len = sizeof(h);
 	}
 	p->retry = opts->retry_count ? opts->retry_count : MWPEER_DEFAULT_RETRY;
-	p->rnr_retry = opts->rnr_retry_count ? opts->rnr_retry_count : 7;
+	p->rnr_retry = opts->rnr_retry_count ? opts->rnr_retry_count :
+		       MWPEER_DEFAULT_RNR_RETRY;
 
 	p->atomic_off = (p->buf_size + 63) & ~(size_t)63;
 	p->send_off = p->atomic_off + 64;

@@ -54,6 +54,8 @@ struct mwpeer;
 #define MWPEER_DEFAULT_BUF_SIZE		(4UL << 20)
 #define MWPEER_DEFAULT_RECV_DEPTH	(8 * MWIN_WIRE_RECV_DEPTH)
 #define MWPEER_DEFAULT_RETRY		2
+/* the most the module accepts: 7 would mean "forever" */
+#define MWPEER_DEFAULT_RNR_RETRY	6
 /* mwpeer_send() and mwpeer_send_inv_data() copy at most this much */
 #define MWPEER_SEND_MAX			4096
 
@@ -77,7 +79,9 @@ struct mwpeer;
  *	it a request to a dead QP fails with "transport retry counter
  *	exceeded" well within the default timeout (rxe: about 2.2 s a try).
  *	Note that rxe retries forever with 7, unlike the IB spec.
- * @rnr_retry_count: RNR retries (1..7, 7 = forever); 0: 7
+ * @rnr_retry_count: RNR retries the module's QP makes when this peer has
+ *	no receive posted (1..7, 7 = forever, which the module refuses);
+ *	0: MWPEER_DEFAULT_RNR_RETRY
  */
 struct mwpeer_opts {
 	const char *dev;

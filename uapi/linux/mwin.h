@@ -33,12 +33,21 @@
  *
  * Errors common to all calls:
  *
- *  - ENOTTY: unknown command;
- *  - EFAULT: the argument or an embedded pointer is not accessible;
+ *  - ENOTTY: unknown command, or a known command number with other
+ *    direction or size bits than the ones defined here;
+ *  - EFAULT: the argument or an embedded pointer is not accessible; a
+ *    create whose result cannot be written back leaves nothing: its object
+ *    becomes visible (and a window's grant is sent) only once the result
+ *    reached the caller;
  *  - EINVAL: bad size, unknown flag, non-zero reserved field, bad value;
  *  - E2BIG: the caller's struct is larger than the kernel's and its tail is
  *    not zero;
  *  - ENOENT: no object of that kind with that id;
+ *  - EBADF: a command that changes state (REGION_CREATE, REGION_DESTROY,
+ *    WINDOW_CREATE, WINDOW_REBIND, WINDOW_INVALIDATE, WINDOW_DESTROY,
+ *    PEER_DISCONNECT, WINDOW_BATCH) on a file not opened for writing; INFO,
+ *    the GETs and MONITOR need only read access. So does mmap, for a
+ *    read-only mapping: a writable one needs write access (EACCES);
  *  - EPERM: the caller lacks CAP_SYS_ADMIN for a privileged operation.
  *
  * Errors of individual calls are listed with each struct.
@@ -164,10 +173,11 @@ struct mwin_info {
  * @id: out, region id
  * @__reserved: must be 0
  * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
- *	the region's memory
+ *	the region's memory; a file opened read-only maps it PROT_READ
  *
  * Errors: EINVAL (length 0 or over 4 GiB), ENOSPC (the module's region
- * memory or object limit would be exceeded), ENOMEM.
+ * memory or object limit would be exceeded), ENOMEM, EINTR (killed while
+ * allocating).
  */
 struct mwin_region_create {
 	__u32 size;
@@ -188,8 +198,18 @@ struct mwin_region_create {
  *
  * Errors: ENOENT; EBUSY (REGION_DESTROY of a region with windows, without
  * the force flag); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
- * gone); EIO (the device failed the operation; the window is then unbound
- * or broken); ETIMEDOUT (the device did not answer; the window is broken).
+ * gone); EIO (the device failed the operation; the window is then
+ * unbound); ECONNABORTED (WINDOW_INVALIDATE: the LOCAL_INV did not complete
+ * within the module's revoke_timeout_ms, so the peer was cut off: its QP
+ * was moved to error before the call returned, the rkey is dead and the
+ * window is unbound with the peer); ETIMEDOUT (cut off, and the device
+ * did not even flush: the window is broken); EINTR (killed while waiting
+ * for the window). PEER_DISCONNECT: EPERM (the caller lacks CAP_SYS_ADMIN:
+ * a peer is the host's, not an opener's), EAGAIN (the teardown did not end within
+ * op_timeout_ms: the device has not drained the peer's QP; the peer is
+ * disconnected and goes when it has), EINTR (killed while waiting; the
+ * peer goes all the same).
+ * WINDOW_DESTROY succeeds also when it had to cut the peer off.
  */
 struct mwin_destroy {
 	__u32 size;
@@ -217,7 +237,10 @@ struct mwin_destroy {
  *	in the region)
  *
  * A rebind invalidates the current rkey before the new one is registered:
- * when the call returns the old rkey is dead, whatever the result.
+ * when the call returns the old rkey is dead, whatever the result, unless
+ * the call was refused by its checks (ENOENT, ERANGE, EBUSY, E2BIG,
+ * EOPNOTSUPP, ENOTCONN, EAGAIN, EINTR): then nothing changed. A failed rebind keeps
+ * the window's old range. A failed create leaves nothing behind.
  *
  * Errors: ENOENT (region, peer or window); ERANGE (the range leaves the
  * region); EBUSY (overlaps another window of the region, without
@@ -225,7 +248,12 @@ struct mwin_destroy {
  * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone or
  * a rebind with peer 0 of a window that has none); EOPNOTSUPP (the device
  * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); ENOSPC
- * (window limit); EIO; ETIMEDOUT.
+ * (window limit); EIO; ECONNABORTED (the operation did not complete in
+ * time, the post failed or a registering caller was killed: the peer was
+ * cut off, every rkey it held is dead); ETIMEDOUT (cut off, and the device
+ * did not even flush: the window is broken); EAGAIN (a rebind of a window
+ * whose peer is being torn down, when the teardown did not end within
+ * op_timeout_ms); EINTR (killed while waiting).
  */
 struct mwin_window_bind {
 	__u32 size;
@@ -474,7 +502,8 @@ struct mwin_batch_op {
  * @size: sizeof(struct mwin_window_batch)
  * @flags: must be 0
  * @count: in, entries in @ops, at most MWIN_BATCH_MAX
- * @op_size: in, sizeof(struct mwin_batch_op) as the caller knows it
+ * @op_size: in, sizeof(struct mwin_batch_op) as the caller knows it; at
+ *	least the first version's 56 bytes, at most 4096
  * @ops: in, pointer to the array of operations; results written back
  * @failed: out, entries whose @result is not 0
  * @__reserved: must be 0
@@ -486,7 +515,10 @@ struct mwin_batch_op {
  * failure fails the entries of that peer that were in flight. A window may
  * appear only once per batch (EINVAL for later entries naming it).
  * The call itself fails only when the batch cannot be read (EINVAL for a
- * bad @count, @op_size or flag, EFAULT); then no entry was carried out.
+ * bad @count, @op_size or flag; E2BIG for an entry larger than the
+ * module's with a non-zero tail; EFAULT; ENOMEM); then no entry was
+ * carried out. EFAULT while writing the results back comes after the
+ * entries were carried out.
  */
 struct mwin_window_batch {
 	__u32 size;
@@ -520,9 +552,10 @@ enum {
 
 /*
  * Commands 0x00-0x1f of magic 0xEA. The size encoded in the number is that
- * of the first version of each struct; the module dispatches on the command
- * number alone and reads the real size from the struct's first field, so
- * that structs can grow.
+ * of the first version of each struct, and stays so. The module accepts
+ * each number exactly as defined here (type, number, direction and encoded
+ * size; any other fails with ENOTTY) and reads the real size from the
+ * struct's first field, so that structs can grow.
  */
 #define MWIN_INFO		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_INFO, \
 				     struct mwin_info)
@@ -555,11 +588,12 @@ enum {
  * DOC: wire protocol
  *
  * A peer connects with RDMA CM (RC, port MWIN_DEFAULT_PORT unless the
- * module's ``port`` parameter says otherwise) and puts a struct
- * mwin_wire_hello in the connect private data. The module accepts with a
+ * module's ``port`` parameter says otherwise, an RNR retry count of at most
+ * 6: 7, "forever", is rejected) and puts a struct mwin_wire_hello in the
+ * connect private data. The module accepts with a
  * struct mwin_wire_accept that tells the peer its id, or rejects with a
- * struct mwin_wire_hello carrying its own version when the magic or version
- * is wrong. The peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
+ * struct mwin_wire_hello carrying its own version when the magic, version
+ * or reserved bytes are wrong. The peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
  * MWIN_WIRE_RECV_SIZE bytes posted. The module tells the peer of every grant
  * and revoke with one struct mwin_wire_msg, in the order the changes
  * happened; one SEND carries 1 to MWIN_WIRE_MSGS_PER_SEND of them back to
@@ -612,7 +646,9 @@ enum mwin_wire_type {
  * @MWIN_REVOKE_DESTROY: WINDOW_DESTROY or its region was force-destroyed
  * @MWIN_REVOKE_REMOTE: another peer invalidated this rkey; the module
  *	disconnected that peer
- * @MWIN_REVOKE_ERROR: the device failed an operation on the window
+ * @MWIN_REVOKE_ERROR: the device failed an operation on the window, or
+ *	the peer was cut off. Only in MWIN_MONITOR events: the peer's
+ *	connection is dead by then, so it is never sent
  */
 enum mwin_wire_reason {
 	MWIN_REVOKE_INVALIDATE = 1,

@@ -14,6 +14,11 @@
 #                             suite takes about 9 min)
 #   MWIN_TEST_TIMEOUT         seconds per test binary (default here 1200)
 #   MWIN_TESTS                subset of test binaries, as for make check
+#   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
+#                             here revoke_timeout_ms=1000: RDMA under this
+#                             kernel is about 30 times slower, and an honest
+#                             peer's revoke under the suite's load must not
+#                             be taken for a stalled one)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -32,22 +37,15 @@ t0=$(date +%s)
 [ -n "${stage:-}" ] && [ -s "$stage/.kver" ] || { say "no debug kernel"; exit 1; }
 t1=$(date +%s)
 
-# ---- module, from a copy of its sources: only changed files are copied,
-# so that kbuild rebuilds only what changed
-sync_file() { # sync_file REL
-	mkdir -p "$(dirname "$src/$1")"
-	cmp -s "$top/$1" "$src/$1" || cp -p "$top/$1" "$src/$1"
-}
-mkdir -p "$src"
-(cd "$top" && find Kbuild kmod uapi -type f \( -name Kbuild -o -name '*.[ch]' \)) |
-	while read -r f; do sync_file "$f"; done
-# sources removed from the repo go from the copy too
-(cd "$src" && find kmod uapi -type f -name '*.[ch]') | while read -r f; do
-	[ -e "$top/$f" ] || rm -f "$src/$f"
-done
-say "building mwin.ko against $(cat "$stage/.kver")"
-make -s -C "$tree" M="$src" modules >&2 || { say "building mwin.ko failed"; exit 1; }
+# ---- the module and its test build, from copies of its sources
+say "building mwin.ko and mwin-test.ko against $(cat "$stage/.kver")"
+if ! bash "$here/build-copy.sh" "$tree" "$src" >&2 ||
+   ! bash "$here/build-copy.sh" "$tree" "$base/test-src" MWIN_TEST=1 >&2; then
+	say "building mwin.ko failed"
+	exit 1
+fi
 cp "$src/mwin.ko" "$base/mwin.ko"
+cp "$base/test-src/mwin.ko" "$base/mwin-test.ko"
 t2=$(date +%s)
 
 # ---- the suite under the debug kernel
@@ -55,8 +53,9 @@ mkdir -p "$base/out"
 rm -f "$base/out/kmemleak.txt"
 # build/debug-kernel/out is shared read-write with the guest (MWIN_VM_OUT)
 MWIN_VM_KERNEL_DIR=$stage MWIN_VM_OUT=$base/out \
-MWIN_KO=$base/mwin.ko MWIN_DEBUG_OUT=$base/out \
+MWIN_KO=$base/mwin.ko MWIN_TEST_KO=$base/mwin-test.ko MWIN_DEBUG_OUT=$base/out \
 MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-1200} \
+MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000} \
 	"$here/vm-run" --timeout "${MWIN_CHECK_DEBUG_TIMEOUT:-2400}" --log "$log" -- \
 	"$here/debug-guest.sh"
 rc=$?

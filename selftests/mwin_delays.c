@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Races that only a sleep in the module can line up. The module's test
+ * build (MWIN_TEST=1, build/vm/mwin-test.ko, in MWIN_TEST_KO) sleeps for
+ * test_delay_ms at test_delay_point (enum mwin_test_point, kmod/mwin.h);
+ * each test loads it, lets the other side of the race happen during the
+ * sleep, and puts the module of MWIN_KO back. Without its fix, each race
+ * is a use-after-free (KASAN reports it under make check-debug) or, for
+ * the late hand-back, a peer disconnected as an attacker. The slow
+ * teardown is a bound: callers must not wait for it as long as it lasts.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "mwin_test.h"
+
+/* enum mwin_test_point */
+#define POINT_PEER_PUBLISH	1
+#define POINT_BATCH_RELEASE	2
+#define POINT_REMOTE_INV	3
+#define POINT_MAP_DEV		4
+#define POINT_TEARDOWN		5
+
+#define NWIN 8
+
+static int set_param(const char *name, unsigned int val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", val) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+static int set_delay(unsigned int point, unsigned int ms)
+{
+	return set_param("test_delay_ms", ms) ?:
+	       set_param("test_delay_point", point);
+}
+
+FIXTURE(delays)
+{
+	bool loaded;
+	int fd;
+	uint32_t region;
+};
+
+FIXTURE_SETUP(delays)
+{
+	const char *ko = getenv("MWIN_TEST_KO");
+
+	self->fd = -1;
+	if (!ko || access(ko, R_OK))
+		SKIP(return, "no test build of the module (MWIN_TEST_KO)");
+	ASSERT_NE(NULL, getenv("MWIN_KO"));
+	ASSERT_EQ(0, test_load(ko, NULL));
+	self->loaded = true;
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mwin_region_create(self->fd, NWIN * 8192, 0,
+					&self->region, NULL));
+}
+
+FIXTURE_TEARDOWN(delays)
+{
+	if (self->fd >= 0) {
+		mwin_region_destroy(self->fd, self->region,
+				    MWIN_REGION_DESTROY_FORCE);
+		close(self->fd);
+	}
+	if (self->loaded)
+		EXPECT_EQ(0, test_load(getenv("MWIN_KO"), NULL));
+}
+
+/* A new peer still reads through a new window: the module carries on. */
+static int module_carries_on(FIXTURE_DATA(delays) *self)
+{
+	struct mwpeer *p = test_connect();
+	struct mwin_window_bind b;
+	int st = -1;
+
+	if (!p)
+		return -1;
+	b = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
+	if (!mwin_window_create(self->fd, &b)) {
+		st = mwpeer_read(p, b.rkey, b.iova, NULL, 8);
+		mwin_window_destroy(self->fd, b.id);
+	}
+	mwpeer_close(p);
+	return st;
+}
+
+/*
+ * Race 3 of the revocation issue: a peer faults right after the REP, while
+ * the CONNECT_REQUEST handler has not published it yet. Its teardown must
+ * wait for the handler, not free the peer the handler then publishes.
+ */
+TEST_F(delays, fault_before_the_peer_is_published)
+{
+	struct mwin_peer_info pi;
+	struct mwpeer *p;
+	uint32_t id, next;
+
+	ASSERT_EQ(0, set_delay(POINT_PEER_PUBLISH, 500));
+	p = test_connect();
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	/* longer than a receive: the module's QP fails, the peer goes down */
+	mwpeer_send(p, NULL, 4096);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, set_delay(0, 0));
+	mwpeer_close(p);
+	/*
+	 * Freed too early, the peer would have been published freed: look
+	 * its id up, and walk all peers, once kfree_rcu() freed it (it
+	 * batches for up to 5 s), for KASAN to see.
+	 */
+	sleep(6);
+	EXPECT_EQ(-ENOENT, mwin_peer_get(self->fd, id, 0, &pi));
+	for (next = 0; !mwin_peer_get(self->fd, next, MWIN_GET_NEXT, &pi);
+	     next = pi.id)
+		EXPECT_NE(id, pi.id);
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
+ * Race 5: a peer hands its rkey back (Send-with-Invalidate) while the
+ * operator destroys the window; the module handles the receive only after
+ * the destroy revoked the same rkey. A late hand-back of the peer's own
+ * rkey is no attack: the peer stays connected.
+ */
+TEST_F(delays, hand_back_crossing_a_destroy)
+{
+	struct mwpeer *p = test_connect();
+	struct mwin_window_bind b;
+	struct mwin_peer_info pi;
+	struct mwpeer_msg m;
+	uint32_t id;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwpeer_next_msg(p, &m, -1));	/* the grant */
+
+	ASSERT_EQ(0, set_delay(POINT_REMOTE_INV, 500));
+	/* rxe invalidates the rkey now; the module looks at it 500 ms later */
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_send_inv(p, b.rkey));
+	ASSERT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	usleep(1000 * 1000);
+	ASSERT_EQ(0, set_delay(0, 0));
+
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+	EXPECT_EQ(0, pi.rejected_invalidations);
+	EXPECT_FALSE(mwpeer_qp_error(p));
+	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+	mwpeer_close(p);
+}
+
+/*
+ * Race 2: a window create holds its peer and waits for mwin_devs_lock to
+ * map the region on the peer's device, which is removed meanwhile. The
+ * peer pins its device: the create finds it dying and fails with ENOTCONN,
+ * leaving nothing behind.
+ */
+TEST_F(delays, device_removed_during_a_create)
+{
+	struct test_create r = { .fd = self->fd };
+	struct mwin_info before, after;
+	uint32_t id = 0;
+	char verdict = 0;
+	int rfd, status;
+	long long t0;
+	pthread_t t;
+	pid_t child;
+
+	ASSERT_EQ(0, test_sh("ip link add mwd0 type veth peer name mwd1 && "
+			     "ip addr add 10.98.0.1/24 dev mwd0 && "
+			     "ip link set mwd0 up && ip link set mwd1 up && "
+			     "rdma link add rxed0 type rxe netdev mwd0"));
+	child = test_spawn_peer("10.98.0.1", 'D', &rfd);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(sizeof(id), read(rfd, &id, sizeof(id)));
+	ASSERT_NE(0, id);
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+
+	/*
+	 * The removal must reach the module within the sleep, under the
+	 * debug kernel too, where rdma link delete alone takes 2.3 s.
+	 */
+	ASSERT_EQ(0, set_delay(POINT_MAP_DEV, 4000));
+	r.b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, test_create_thread, &r));
+	usleep(300 * 1000);		/* the create sleeps, its peer held */
+	t0 = test_now_ms();
+	EXPECT_EQ(0, test_sh("rdma link delete rxed0"));
+	TH_LOG("rdma link delete took %lld ms", test_now_ms() - t0);
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, set_delay(0, 0));
+	EXPECT_EQ(1, read(rfd, &verdict, 1));
+	EXPECT_EQ('D', verdict);	/* the module disconnected it */
+	waitpid(child, &status, 0);
+	close(rfd);
+	test_sh("ip link delete mwd0");
+
+	EXPECT_EQ(-ENOTCONN, r.ret);
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_windows, after.nr_windows);
+	EXPECT_EQ(before.nr_peers - 1, after.nr_peers);
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+struct batch_run {
+	int fd;
+	struct mwin_batch_op ops[NWIN];
+	uint32_t failed;
+	int ret;
+};
+
+static void *batch_thread(void *arg)
+{
+	struct batch_run *r = arg;
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = NWIN,
+		.op_size = sizeof(r->ops[0]), .ops = (uintptr_t)r->ops,
+	};
+
+	r->ret = mwin_ioctl(r->fd, MWIN_WINDOW_BATCH, &cmd);
+	r->failed = cmd.failed;
+	return NULL;
+}
+
+/*
+ * Race 1: a batch finished its entries and holds both peers' messages
+ * when one peer is torn down to its end. The batch's chain keeps that peer
+ * until it released its messages.
+ */
+TEST_F(delays, peer_torn_down_during_a_batch)
+{
+	struct mwpeer *peer[2] = { test_connect(), test_connect() };
+	struct mwin_window_bind w[NWIN];
+	struct batch_run r = { .fd = self->fd };
+	struct mwin_window_info wi;
+	pthread_t t;
+	int i, k, done = 0;
+
+	ASSERT_NE(NULL, peer[0]);
+	ASSERT_NE(NULL, peer[1]);
+	for (i = 0; i < NWIN; i++) {
+		w[i] = test_bind(self->region, mwpeer_id(peer[i % 2]),
+				 i * 8192, 4096, MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &w[i]));
+		r.ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_REBIND, .id = w[i].id,
+			.offset = i * 8192, .length = 4096,
+			.access = MWIN_ACCESS_READ,
+		};
+	}
+	/* past kfree_rcu()'s batching (up to 5 s), for KASAN to see a peer freed */
+	ASSERT_EQ(0, set_delay(POINT_BATCH_RELEASE, 8000));
+	ASSERT_EQ(0, pthread_create(&t, NULL, batch_thread, &r));
+	/* every entry finished (a second bind each): the batch sleeps */
+	for (k = 0; k < 1000 && done < NWIN; k++) {
+		usleep(10000);
+		for (i = done = 0; i < NWIN; i++)
+			done += !mwin_window_get(self->fd, w[i].id, 0, &wi) &&
+				wi.binds == 2;
+	}
+	ASSERT_EQ(NWIN, done);
+	/* synchronous: peer 0's teardown is over when it returns */
+	EXPECT_EQ(0, mwin_peer_disconnect(self->fd, mwpeer_id(peer[0])));
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, set_delay(0, 0));
+
+	EXPECT_EQ(0, r.ret);
+	EXPECT_EQ(0, r.failed);
+	for (i = 0; i < NWIN; i++)
+		EXPECT_EQ(i % 2 ? MWIN_WINDOW_BOUND : MWIN_WINDOW_UNBOUND,
+			  test_window_state(self->fd, w[i].id));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(peer[1], r.ops[1].rkey,
+					      r.ops[1].iova, NULL, 8));
+	mwpeer_close(peer[0]);
+	mwpeer_close(peer[1]);
+}
+
+/*
+ * A teardown that the device makes slow (here a sleep before the drain,
+ * as a device that does not flush a QP in error would): a caller waits
+ * for it op_timeout_ms at most, and then gets EAGAIN, changing nothing.
+ */
+TEST_F(delays, slow_teardown_bounds_its_callers)
+{
+	struct mwpeer *p = test_connect();
+	struct mwin_window_bind b;
+	int64_t t0, dis_ms, rebind_ms;
+	uint32_t id;
+	int r;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, set_param("op_timeout_ms", 1000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 6000));
+
+	t0 = test_now_ms();
+	r = mwin_peer_disconnect(self->fd, id);
+	dis_ms = test_now_ms() - t0;
+	EXPECT_EQ(-EAGAIN, r);
+	/* the rebind waits for the same teardown, and gives up the same way */
+	t0 = test_now_ms();
+	r = test_rebind(self->fd, &b, 0, 0, 4096, MWIN_ACCESS_WRITE);
+	rebind_ms = test_now_ms() - t0;
+	EXPECT_EQ(-EAGAIN, r);
+	TH_LOG("PEER_DISCONNECT returned after %lld ms, the rebind after %lld ms",
+	       (long long)dis_ms, (long long)rebind_ms);
+	EXPECT_LE(1000, dis_ms);
+	EXPECT_GT(4000, dis_ms);
+	EXPECT_LE(1000, rebind_ms);
+	EXPECT_GT(4000, rebind_ms);
+
+	/* the teardown ends on its own, and unbinds the window then */
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	ASSERT_EQ(0, set_delay(0, 0));
+	EXPECT_EQ(0, test_wait_disconnected(p));
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+TEST_HARNESS_MAIN
