@@ -235,12 +235,9 @@ static int batch_post(struct batch_chain *c)
 /* Wait for a posted chain, within its bound, or cut its peer off. */
 static void batch_wait(struct batch_chain *c)
 {
-	long left;
-
 	if (c->error)
 		return;
-	left = max_t(long, c->deadline - jiffies, 1);
-	if (wait_for_completion_timeout(&c->done, left) > 0) {
+	if (verbs_wait(c->p, &c->done, c->deadline, false) > 0) {
 		peer_ops_put(c->p, c->n);
 		return;
 	}

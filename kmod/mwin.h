@@ -68,6 +68,8 @@
 	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET)
 /* Window operations in flight on one QP: bounds the send queue. */
 #define MWIN_OPS_DEPTH		64
+/* Kicks of a stalled send queue in flight on one QP (peer_kick()). */
+#define MWIN_KICK_DEPTH		4
 /* rkeys a peer may still hand back after they were revoked: a batch's */
 #define MWIN_PEER_REVOKED	MWIN_BATCH_MAX
 
@@ -259,6 +261,8 @@ struct mwin_peer {
 	struct work_struct teardown_work;
 	struct delayed_work keepalive_work;
 	struct ib_cqe keepalive_cqe;
+	struct ib_cqe kick_cqe;
+	atomic_t kicks_free;
 	unsigned long flags;
 #define MWIN_PEER_KILLED	0
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
@@ -453,6 +457,8 @@ bool verbs_mr_mapped(struct mwin_window *w, u32 shift);
 int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 		 u32 shift);
 unsigned long verbs_timeout(bool revokes);
+long verbs_wait(struct mwin_peer *p, struct completion *done,
+		unsigned long deadline, bool killable);
 bool verbs_flushed(struct completion *done);
 int verbs_invalidate(struct mwin_window *w);
 int verbs_register(struct mwin_window *w, u8 key, u32 access, bool revokes);
@@ -470,6 +476,7 @@ void peer_kill(struct mwin_peer *p, enum mwin_peer_down why);
 void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why);
 int peer_wait_torn_down(struct mwin_peer *p);
 void peer_cut_off(struct mwin_peer *p);
+void peer_kick(struct mwin_peer *p);
 int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
 		 bool killable);
 void peer_ops_put(struct mwin_peer *p, unsigned int n);

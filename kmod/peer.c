@@ -21,8 +21,9 @@
 
 static u32 peer_next_id;
 
-/* window operations, messages, one keepalive and the drain */
-#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 2)
+/* window operations, messages, one keepalive, the kicks and the drain */
+#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1 + \
+			 MWIN_KICK_DEPTH + 1)
 #define MWIN_RQ_DEPTH	(MWIN_WIRE_RECV_DEPTH + 1)
 
 static struct rdma_cm_id *mwin_listen_id;
@@ -436,6 +437,43 @@ static void peer_keepalive(struct work_struct *work)
 	peer_keepalive_arm(p);
 }
 
+/*
+ * Kicks. rxe of Linux 6.1 runs a QP's requester and completer as two
+ * tasklets. A LOCAL_INV that finds an earlier request not yet completed
+ * (rxe_wqe_is_fenced()) marks the requester as waiting for the completer;
+ * when the completer finishes that request between the requester's check
+ * and its mark, it does not see the mark (do_complete()), and the send
+ * queue stalls until something is posted to it again. Nothing may be: the
+ * caller waits for that very queue. So a chain that takes longer than it
+ * should posts a kick, a zero-length RDMA WRITE like a keepalive, which
+ * makes the device look at the queue again (verbs_wait()). Posted behind
+ * the chain, it changes nothing for it. A few are in flight at most; when
+ * none is left, the chain's own bound still holds.
+ */
+static void peer_kick_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_peer *p =
+		container_of(wc->wr_cqe, struct mwin_peer, kick_cqe);
+
+	/* in error, the QP is too: whoever waits for it finds out */
+	atomic_inc(&p->kicks_free);
+}
+
+void peer_kick(struct mwin_peer *p)
+{
+	struct ib_rdma_wr wr = {
+		.wr.wr_cqe = &p->kick_cqe,
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+	};
+
+	if (test_bit(MWIN_PEER_KILLED, &p->flags) ||
+	    atomic_dec_if_positive(&p->kicks_free) < 0)
+		return;
+	if (ib_post_send(p->qp, &wr.wr, NULL))
+		atomic_inc(&p->kicks_free);
+}
+
 /* Receives */
 
 static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
@@ -681,6 +719,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	init_completion(&p->set_up);
 	init_completion(&p->torn_down);
 	atomic_set(&p->ops_free, MWIN_OPS_DEPTH);
+	atomic_set(&p->kicks_free, MWIN_KICK_DEPTH);
 	init_waitqueue_head(&p->ops_wait);
 	INIT_LIST_HEAD(&p->windows);
 	INIT_LIST_HEAD(&p->dev_node);
@@ -688,6 +727,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
 	p->send_cqe.done = peer_send_done;
 	p->keepalive_cqe.done = peer_keepalive_done;
+	p->kick_cqe.done = peer_kick_done;
 	p->state = MWIN_PEER_CONNECTING;
 	p->cm_id = id;
 	kref_get(&dev->kref);

@@ -241,6 +241,44 @@ unsigned long verbs_timeout(bool revokes)
 				READ_ONCE(mwin_op_timeout_ms));
 }
 
+/* A stalled send queue is kicked this often (peer_kick()). */
+#define VERBS_KICK_MS	20
+
+/**
+ * verbs_wait() - wait for the last request of a chain on a peer's QP
+ * @p: the peer
+ * @done: completed with that request
+ * @deadline: in jiffies
+ * @killable: a fatal signal ends the wait
+ *
+ * Every VERBS_KICK_MS (a quarter of the wait, when that is less) that
+ * passes without the completion kicks @p's send queue: see peer_kick().
+ *
+ * Return: > 0 when @done completed, 0 at @deadline, -ERESTARTSYS when
+ * killed.
+ */
+long verbs_wait(struct mwin_peer *p, struct completion *done,
+		unsigned long deadline, bool killable)
+{
+	long slice = min_t(long, (long)(deadline - jiffies) / 4,
+			   msecs_to_jiffies(VERBS_KICK_MS));
+	long left, ret;
+
+	slice = max(slice, 1L);
+	for (;;) {
+		left = clamp_t(long, (long)(deadline - jiffies), 1, slice);
+		if (killable)
+			ret = wait_for_completion_killable_timeout(done, left);
+		else
+			ret = wait_for_completion_timeout(done, left);
+		if (ret)
+			return ret;
+		if (!time_before(jiffies, deadline))
+			return 0;
+		peer_kick(p);
+	}
+}
+
 /**
  * verbs_flushed() - wait for the device to flush a cut-off peer's requests
  * @done: completion of the last request of a chain
@@ -313,11 +351,7 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 		peer_cut_off(p);
 		return -ETIMEDOUT;
 	}
-	left = max_t(long, deadline - jiffies, 1);
-	if (revokes)
-		left = wait_for_completion_timeout(&w->done, left);
-	else
-		left = wait_for_completion_killable_timeout(&w->done, left);
+	left = verbs_wait(p, &w->done, deadline, !revokes);
 	if (left <= 0)
 		return verbs_cut_off(w, true);
 	peer_ops_put(p, 1);
