@@ -38,11 +38,17 @@ check "insmod mwin.ko" insmod "$ko" ${MWIN_MODULE_PARAMS:-}
 for t in $tests; do
 	name=$(basename "$t")
 	echo "# ---- $name"
+	klog=$(dmesg | wc -l)
 	timeout "${MWIN_TEST_TIMEOUT:-600}" "$t" 2>&1 | tee "$out/$name.log"
 	status=${PIPESTATUS[0]}
 	if ! grep -q '^# Totals:' "$out/$name.log"; then
 		echo "not ok - $name exited with status $status before its totals"
 		fail=$((fail + 1))
+	fi
+	# a failure's story is often in the kernel log: show what it said
+	if [ "$status" -ne 0 ]; then
+		dmesg | tail -n +"$((klog + 1))" | grep -E 'mwin|rxe|infiniband' |
+			tail -n 40 | sed 's/^/# dmesg: /'
 	fi
 done
 
