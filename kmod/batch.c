@@ -324,14 +324,14 @@ static void batch_flush(struct batch *b, unsigned int upto)
 }
 
 /* Carry out one entry through the single calls. */
-static int batch_single(struct mwin_file *f, struct mwin_batch_op *op)
+static int batch_single(struct mwin_ucmd *batch, struct mwin_batch_op *op)
 {
 	struct mwin_window_bind bind = {
 		.flags = op->flags, .id = op->id, .region = op->region,
 		.peer = op->peer, .access = op->access,
 		.offset = op->offset, .length = op->length,
 	};
-	struct mwin_ucmd ucmd = { .f = f, .cmd = &bind };
+	struct mwin_ucmd ucmd = { .f = batch->f, .c = batch->c, .cmd = &bind };
 	int ret;
 
 	switch (op->opcode) {
@@ -342,12 +342,12 @@ static int batch_single(struct mwin_file *f, struct mwin_batch_op *op)
 			ucmd.ops->finalize(ucmd.obj);
 		break;
 	case MWIN_BATCH_REBIND:
-		ret = window_rebind(&bind);
+		ret = window_rebind(&bind, &batch->c);
 		break;
 	case MWIN_BATCH_INVALIDATE:
-		return window_invalidate(op->id);
+		return window_invalidate(op->id, &batch->c);
 	default:
-		return window_destroy(op->id);
+		return window_destroy(op->id, &batch->c);
 	}
 	if (!ret) {
 		op->id = bind.id;
@@ -370,7 +370,7 @@ static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
 
 /**
  * window_batch() - carry out @n checked entries of a batch
- * @f: the caller's file
+ * @ucmd: the call
  * @ops: entries, each already checked as the single call checks its
  *	argument (a non-zero @result marks an entry that failed that check)
  * @n: number of entries
@@ -378,7 +378,7 @@ static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
  *
  * Return: 0, or -ENOMEM when no entry was carried out.
  */
-int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed)
 {
 	struct batch *b;
@@ -408,7 +408,7 @@ int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
 		ret = 1;
 		if (it->op->opcode == MWIN_BATCH_REBIND ||
 		    it->op->opcode == MWIN_BATCH_INVALIDATE) {
-			it->w = window_get(it->op->id);
+			it->w = window_get(it->op->id, &ucmd->c);
 			ret = it->w ? batch_prepare(b, it, i) : -ENOENT;
 		}
 		if (ret == 0 && (b->pending == MWIN_OPS_DEPTH ||
@@ -416,7 +416,7 @@ int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
 			batch_flush(b, i + 1);
 		} else if (ret == 1) {
 			batch_flush(b, i);
-			ret = batch_single(f, it->op);
+			ret = batch_single(ucmd, it->op);
 		}
 		if (ret < 0)
 			it->op->result = ret;

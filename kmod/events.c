@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Events for monitors: an open file that called MWIN_MONITOR gets every
- * peer, grant and revoke event in a ring of its own and read()s them.
+ * peer event, and the grant and revoke events of the windows its caller
+ * may see (object.c), in a ring of its own and read()s them.
  * Posting never sleeps and never waits for a reader: a full ring drops
  * events and says how many with an MWIN_EVENT_LOST record.
  */
@@ -34,8 +35,12 @@ static void monitor_push(struct mwin_file *f, const struct mwin_event *ev)
 	wake_up_interruptible(&f->ev_wait);
 }
 
-void mwin_event(enum mwin_event_type type, u32 window, u32 peer, u32 rkey,
-		u32 reason)
+/*
+ * @owner: whose window the event is about, or NULL for one about a peer:
+ * a monitor gets only the events about windows its opener may see.
+ */
+void mwin_event(enum mwin_event_type type, const struct mwin_owner *owner,
+		u32 window, u32 peer, u32 rkey, u32 reason)
 {
 	struct mwin_event ev = {
 		.size = sizeof(ev),
@@ -51,11 +56,13 @@ void mwin_event(enum mwin_event_type type, u32 window, u32 peer, u32 rkey,
 
 	spin_lock_irqsave(&mwin_monitors_lock, flags);
 	list_for_each_entry(f, &mwin_monitors, ev_node)
-		monitor_push(f, &ev);
+		if (mwin_may_use(owner, &f->ev_caller))
+			monitor_push(f, &ev);
 	spin_unlock_irqrestore(&mwin_monitors_lock, flags);
 }
 
-int mwin_monitor_start(struct mwin_file *f)
+/* @c: the caller; it decides what the monitor gets from now on */
+int mwin_monitor_start(struct mwin_file *f, const struct mwin_caller *c)
 {
 	struct mwin_event *ring;
 	unsigned long flags;
@@ -70,6 +77,7 @@ int mwin_monitor_start(struct mwin_file *f)
 		return 0;	/* already monitoring */
 	}
 	f->ev_ring = ring;
+	f->ev_caller = *c;
 	list_add_tail(&f->ev_node, &mwin_monitors);
 	spin_unlock_irqrestore(&mwin_monitors_lock, flags);
 	return 0;

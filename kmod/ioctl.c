@@ -87,12 +87,11 @@ static int mwin_cmd_info(struct mwin_ucmd *ucmd)
 	info->abi_version = MWIN_ABI_VERSION;
 	info->port = mwin_port;
 	info->max_region_bytes = (u64)READ_ONCE(mwin_max_region_mb) << 20;
-	info->region_bytes = atomic64_read(&mwin_region_bytes);
 	info->max_windows = READ_ONCE(mwin_max_windows);
-	info->nr_windows = atomic_read(&mwin_nr_windows);
+	info->nr_windows = window_count(&ucmd->c);
 	info->max_peers = READ_ONCE(mwin_max_peers);
 	info->nr_peers = atomic_read(&mwin_nr_peers);
-	info->nr_regions = region_count();
+	info->nr_regions = region_count(&ucmd->c, &info->region_bytes);
 	return mwin_info_devs(info);
 }
 
@@ -118,7 +117,7 @@ static int mwin_cmd_region_destroy(struct mwin_ucmd *ucmd)
 	struct mwin_destroy *cmd = ucmd->cmd;
 
 	return mwin_check_destroy(cmd, MWIN_REGION_DESTROY_FORCE) ?:
-	       region_destroy(cmd->id, cmd->flags);
+	       region_destroy(cmd->id, cmd->flags, &ucmd->c);
 }
 
 static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
@@ -127,7 +126,7 @@ static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 
 	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
 		return -EINVAL;
-	return region_get_info(info);
+	return region_get_info(info, &ucmd->c);
 }
 
 static int mwin_check_bind(struct mwin_window_bind *cmd, u32 allowed_flags)
@@ -160,21 +159,22 @@ static int mwin_cmd_window_rebind(struct mwin_ucmd *ucmd)
 	if (cmd->region)
 		return -EINVAL;
 	return mwin_check_bind(cmd, MWIN_WINDOW_OVERLAP) ?:
-	       window_rebind(cmd);
+	       window_rebind(cmd, &ucmd->c);
 }
 
 static int mwin_cmd_window_invalidate(struct mwin_ucmd *ucmd)
 {
 	struct mwin_destroy *cmd = ucmd->cmd;
 
-	return mwin_check_destroy(cmd, 0) ?: window_invalidate(cmd->id);
+	return mwin_check_destroy(cmd, 0) ?:
+	       window_invalidate(cmd->id, &ucmd->c);
 }
 
 static int mwin_cmd_window_destroy(struct mwin_ucmd *ucmd)
 {
 	struct mwin_destroy *cmd = ucmd->cmd;
 
-	return mwin_check_destroy(cmd, 0) ?: window_destroy(cmd->id);
+	return mwin_check_destroy(cmd, 0) ?: window_destroy(cmd->id, &ucmd->c);
 }
 
 static int mwin_cmd_window_get(struct mwin_ucmd *ucmd)
@@ -183,7 +183,7 @@ static int mwin_cmd_window_get(struct mwin_ucmd *ucmd)
 
 	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
 		return -EINVAL;
-	return window_get_info(info);
+	return window_get_info(info, &ucmd->c);
 }
 
 static int mwin_cmd_peer_get(struct mwin_ucmd *ucmd)
@@ -266,7 +266,7 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 	for (i = 0; i < n; i++)
 		ops[i].result = mwin_check_batch_op(&ops[i]);
 
-	ret = window_batch(ucmd->f, ops, n, &cmd->failed);
+	ret = window_batch(ucmd, ops, n, &cmd->failed);
 	if (ret)
 		goto out;
 
@@ -285,7 +285,7 @@ static int mwin_cmd_monitor(struct mwin_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	return mwin_monitor_start(ucmd->f);
+	return mwin_monitor_start(ucmd->f, &ucmd->c);
 }
 
 union mwin_ucmd_buffer {
@@ -379,6 +379,7 @@ long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ret;
 
 	ucmd.f = file->private_data;
+	mwin_caller_init(&ucmd.c, ucmd.f);
 	ucmd.cmd = &buf;
 	ret = op->execute(&ucmd);
 	if (!ret && copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))

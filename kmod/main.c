@@ -113,69 +113,10 @@ void mwin_test_delay(enum mwin_test_point point)
 }
 #endif
 
-DEFINE_XARRAY_ALLOC1(mwin_regions);
-DEFINE_XARRAY_ALLOC1(mwin_windows);
-DEFINE_XARRAY_ALLOC1(mwin_peers);
 atomic64_t mwin_region_bytes;
 atomic_t mwin_nr_windows;
 atomic_t mwin_nr_peers;
 struct workqueue_struct *mwin_wq;
-
-/*
- * Give @entry an id. Ids grow: one is not reused while the module is loaded
- * (until 2^32 allocations wrap), so a stale id names nothing.
- */
-int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next)
-{
-	int ret = xa_alloc_cyclic(xa, id, entry, xa_limit_32b, next,
-				  GFP_KERNEL);
-
-	if (ret == -EBUSY)
-		return -ENOSPC;
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Make a reserved id name @entry. Storing into an index that xa_alloc()
- * reserved allocates nothing, so it cannot fail.
- */
-void mwin_publish_id(struct xarray *xa, u32 id, void *entry)
-{
-	void *old = xa_store(xa, id, entry, 0);
-
-	WARN_ON(old || xa_is_err(old));
-}
-
-/*
- * Find an object by id, or with @next the first one after *@id, and take a
- * reference on it. Objects are freed after an RCU grace period, so one seen
- * under rcu_read_lock() may be tried with kref_get_unless_zero(); one whose
- * count already dropped to zero is on its way out and is skipped.
- */
-void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
-		    struct kref *(*kref_of)(void *obj))
-{
-	unsigned long index = *id;
-	void *obj;
-
-	rcu_read_lock();
-	for (;;) {
-		if (next)
-			obj = xa_find_after(xa, &index, U32_MAX, XA_PRESENT);
-		else
-			obj = xa_load(xa, index);
-		if (!obj || kref_get_unless_zero(kref_of(obj)))
-			break;
-		if (!next) {
-			obj = NULL;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	if (obj)
-		*id = index;
-	return obj;
-}
 
 static int mwin_open(struct inode *inode, struct file *file)
 {
@@ -184,6 +125,7 @@ static int mwin_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	f->cred = file->f_cred;
 	spin_lock_init(&f->ev_lock);
 	init_waitqueue_head(&f->ev_wait);
 	file->private_data = f;
@@ -228,9 +170,10 @@ static void mwin_destroy_all(void)
 	void *obj;
 
 	xa_for_each(&mwin_windows, id, obj)
-		window_destroy(id);
+		window_destroy(id, &mwin_module_caller);
 	xa_for_each(&mwin_regions, id, obj)
-		region_destroy(id, MWIN_REGION_DESTROY_FORCE);
+		region_destroy(id, MWIN_REGION_DESTROY_FORCE,
+			       &mwin_module_caller);
 }
 
 static int __init mwin_init(void)

@@ -51,6 +51,7 @@
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
+#include <linux/uidgid.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -103,9 +104,6 @@ extern atomic_t mwin_nr_windows;
 extern atomic_t mwin_nr_peers;
 extern struct workqueue_struct *mwin_wq;
 
-int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
-void mwin_publish_id(struct xarray *xa, u32 id, void *entry);
-
 /*
  * Race windows a test build (MWIN_TEST=1, see Kbuild) can widen by a
  * sleep, each where a fix of selftests/mwin_delays.c's races made the
@@ -126,15 +124,58 @@ void mwin_test_delay(enum mwin_test_point point);
 static inline void mwin_test_delay(enum mwin_test_point point) { }
 #endif
 
-void *mwin_find_get(struct xarray *xa, u32 *id, bool next,
-		    struct kref *(*kref_of)(void *obj));
+/**
+ * struct mwin_owner - whose an object is (object.c)
+ * @uid: the effective uid of the opener that created it
+ * @file: for MWIN_CREATE_FD_OWNED objects, the open file whose release
+ *	destroys it; NULL for objects the module keeps until destroyed
+ */
+struct mwin_owner {
+	kuid_t uid;
+	struct mwin_file *file;
+};
+
+/**
+ * struct mwin_caller - who makes a call, for what it may see (object.c)
+ * @uid: the effective uid of the opener of the file it calls through
+ * @admin: the calling task has CAP_SYS_ADMIN: it sees every object
+ */
+struct mwin_caller {
+	kuid_t uid;
+	bool admin;
+};
+
+extern const struct mwin_caller mwin_module_caller;
+void mwin_caller_init(struct mwin_caller *c, const struct mwin_file *f);
+void mwin_owner_init(struct mwin_owner *o, struct mwin_file *f, bool fd_owned);
+bool mwin_may_use(const struct mwin_owner *o, const struct mwin_caller *c);
+
+/**
+ * struct mwin_obj_class - one type of object, as object.c finds them
+ * @xa: published objects by id
+ * @kref_of: the object's reference count
+ * @owner_of: the object's owner; NULL for a type nobody owns (peers)
+ */
+struct mwin_obj_class {
+	struct xarray *xa;
+	struct kref *(*kref_of)(void *obj);
+	const struct mwin_owner *(*owner_of)(void *obj);
+};
+
+int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
+void mwin_publish_id(struct xarray *xa, u32 id, void *entry);
+void *mwin_find_get(const struct mwin_obj_class *cls, u32 *id, bool next,
+		    const struct mwin_caller *c);
+u32 mwin_count(const struct mwin_obj_class *cls, const struct mwin_caller *c);
 
 /*
- * Per open file: the owner of MWIN_CREATE_FD_OWNED objects, and a monitor's
- * event ring (events.c).
+ * Per open file: its opener, the owner of MWIN_CREATE_FD_OWNED objects, and
+ * a monitor's event ring (events.c).
  */
 struct mwin_file {
+	const struct cred *cred;	/* the opener's, as long as the file */
 	bool owns_objects;
+	struct mwin_caller ev_caller;	/* whose events the monitor gets */
 	struct list_head ev_node;
 	spinlock_t ev_lock;		/* the ring; taken in any context */
 	wait_queue_head_t ev_wait;
@@ -158,6 +199,7 @@ struct mwin_obj_ops {
 /**
  * struct mwin_ucmd - one ioctl call
  * @f: the caller's file
+ * @c: the caller
  * @cmd: the argument, copied in; copied back out after the handler
  * @obj: an object the handler made with its id reserved, not visible yet:
  *	mwin_ioctl() finalizes it once the result reached the caller, or
@@ -166,6 +208,7 @@ struct mwin_obj_ops {
  */
 struct mwin_ucmd {
 	struct mwin_file *f;
+	struct mwin_caller c;
 	void *cmd;
 	void *obj;
 	const struct mwin_obj_ops *ops;
@@ -226,7 +269,9 @@ struct mwin_region {
 	struct rcu_head rcu;
 	u32 flags;
 	struct kref kref;
-	struct mwin_file *owner;
+	struct mwin_owner owner;
+	/* charged for the pinned pages (RLIMIT_MEMLOCK); NULL: not charged */
+	struct user_struct *user;
 	u64 length;
 	unsigned long npages;
 	struct page **pages;
@@ -328,7 +373,7 @@ struct mwin_window {
 	struct rcu_head rcu;
 	u32 flags;
 	struct kref kref;
-	struct mwin_file *owner;
+	struct mwin_owner owner;
 	struct mutex lock;		/* everything below; one op at a time */
 	bool batched;			/* a batch owns the window: see window_lock() */
 	bool dead;
@@ -384,9 +429,9 @@ static inline u64 window_length(const struct mwin_window *w)
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* events.c */
-void mwin_event(enum mwin_event_type type, u32 window, u32 peer, u32 rkey,
-		u32 reason);
-int mwin_monitor_start(struct mwin_file *f);
+void mwin_event(enum mwin_event_type type, const struct mwin_owner *owner,
+		u32 window, u32 peer, u32 rkey, u32 reason);
+int mwin_monitor_start(struct mwin_file *f, const struct mwin_caller *c);
 void mwin_monitor_stop(struct mwin_file *f);
 ssize_t mwin_read(struct file *file, char __user *buf, size_t len,
 		  loff_t *ppos);
@@ -402,11 +447,12 @@ u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift);
 
 /* region.c */
 int region_create(struct mwin_ucmd *ucmd);
-int region_destroy(u32 id, u32 flags);
-struct mwin_region *region_get(u32 id);
+int region_destroy(u32 id, u32 flags, const struct mwin_caller *c);
+struct mwin_region *region_get(u32 id, const struct mwin_caller *c);
 void region_put(struct mwin_region *r);
-int region_get_info(struct mwin_region_info *info);
-u32 region_count(void);
+int region_get_info(struct mwin_region_info *info,
+		    const struct mwin_caller *c);
+u32 region_count(const struct mwin_caller *c, u64 *bytes);
 const struct mwin_region_map *region_map_dev(struct mwin_region *r,
 					     struct mwin_dev *dev);
 void region_unmap_dev_all(struct mwin_dev *dev);
@@ -423,18 +469,20 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 void region_release_owned(struct mwin_file *f);
 
 /* batch.c */
-int window_batch(struct mwin_file *f, struct mwin_batch_op *ops,
+int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed);
 
 /* window.c */
 int window_create(struct mwin_ucmd *ucmd);
-int window_rebind(struct mwin_window_bind *arg);
-int window_invalidate(u32 id);
-int window_destroy(u32 id);
+int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c);
+int window_invalidate(u32 id, const struct mwin_caller *c);
+int window_destroy(u32 id, const struct mwin_caller *c);
 int window_destroy_obj(struct mwin_window *w);
-int window_get_info(struct mwin_window_info *info);
+int window_get_info(struct mwin_window_info *info,
+		    const struct mwin_caller *c);
+u32 window_count(const struct mwin_caller *c);
 void window_put(struct mwin_window *w);
-struct mwin_window *window_get(u32 id);
+struct mwin_window *window_get(u32 id, const struct mwin_caller *c);
 void window_lock(struct mwin_window *w);
 void window_unbatch(struct mwin_window *w);
 u32 window_pages(u64 offset, u64 length, u32 shift);

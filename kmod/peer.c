@@ -33,9 +33,15 @@ static struct kref *peer_kref(void *obj)
 	return &((struct mwin_peer *)obj)->kref;
 }
 
+/* Peers are the host's: any caller sees them all. */
+static const struct mwin_obj_class peer_class = {
+	.xa = &mwin_peers,
+	.kref_of = peer_kref,
+};
+
 struct mwin_peer *peer_get(u32 id)
 {
-	return mwin_find_get(&mwin_peers, &id, false, peer_kref);
+	return mwin_find_get(&peer_class, &id, false, &mwin_module_caller);
 }
 
 static void peer_release(struct kref *kref)
@@ -325,11 +331,12 @@ static void peer_msg_init(struct mwin_wire_msg *m, u8 type, u32 window,
 	m->rkey = cpu_to_le32(rkey);
 }
 
-static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer, u32 window,
-			    u32 rkey, enum mwin_wire_reason reason)
+static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer,
+			    const struct mwin_window *w, u32 rkey,
+			    enum mwin_wire_reason reason)
 {
-	mwin_event(MWIN_EVENT_REVOKE, window, peer, rkey, reason);
-	peer_msg_init(m, MWIN_WIRE_REVOKE, window, rkey);
+	mwin_event(MWIN_EVENT_REVOKE, &w->owner, w->id, peer, rkey, reason);
+	peer_msg_init(m, MWIN_WIRE_REVOKE, w->id, rkey);
 	m->access = cpu_to_le16(reason);
 }
 
@@ -345,10 +352,10 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 
 	if (replaced) {
 		peer_note_revoked(p, *replaced);
-		peer_msg_revoke(&m[0], p->id, w->id, *replaced,
+		peer_msg_revoke(&m[0], p->id, w, *replaced,
 				MWIN_REVOKE_REBIND);
 	}
-	mwin_event(MWIN_EVENT_GRANT, w->id, p->id, w->rkey, 0);
+	mwin_event(MWIN_EVENT_GRANT, &w->owner, w->id, p->id, w->rkey, 0);
 	if (w->flags & MWIN_WINDOW_QUIET)
 		return;
 	peer_msg_init(grant, MWIN_WIRE_GRANT, w->id, w->rkey);
@@ -367,7 +374,7 @@ void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 	if (!w->granted)
 		return;
 	peer_note_revoked(p, rkey);
-	peer_msg_revoke(&m, p->id, w->id, rkey, reason);
+	peer_msg_revoke(&m, p->id, w, rkey, reason);
 	if (!(w->flags & MWIN_WINDOW_QUIET))
 		peer_queue_msgs(p, &m, 1);
 }
@@ -676,7 +683,7 @@ static void peer_teardown(struct work_struct *work)
 	peer_destroy_qp(p);
 	rdma_destroy_id(p->cm_id);
 	atomic_dec(&mwin_nr_peers);
-	mwin_event(MWIN_EVENT_PEER_DOWN, 0, p->id, 0, 0);
+	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->id, 0, 0);
 	pr_info_ratelimited("mwin: peer %u down: %s\n", p->id,
 			    peer_down_why[p->down_reason]);
 	complete_all(&p->torn_down);
@@ -932,7 +939,7 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		spin_unlock(&p->lock);
 		if (up)
-			mwin_event(MWIN_EVENT_PEER_UP, 0, p->id, 0, 0);
+			mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->id, 0, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -1002,8 +1009,8 @@ int peer_fill_info(struct mwin_peer_info *info)
 {
 	struct mwin_peer *p;
 
-	p = mwin_find_get(&mwin_peers, &info->id, info->flags & MWIN_GET_NEXT,
-			  peer_kref);
+	p = mwin_find_get(&peer_class, &info->id, info->flags & MWIN_GET_NEXT,
+			  &mwin_module_caller);
 	if (!p)
 		return -ENOENT;
 	spin_lock(&p->lock);

@@ -4,8 +4,11 @@
  * through /dev/mwin and DMA-mapped once per RDMA device, when the first
  * window on that device needs it.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -24,9 +27,20 @@ static struct kref *region_kref(void *obj)
 	return &((struct mwin_region *)obj)->kref;
 }
 
-struct mwin_region *region_get(u32 id)
+static const struct mwin_owner *region_owner(void *obj)
 {
-	return mwin_find_get(&mwin_regions, &id, false, region_kref);
+	return &((struct mwin_region *)obj)->owner;
+}
+
+static const struct mwin_obj_class region_class = {
+	.xa = &mwin_regions,
+	.kref_of = region_kref,
+	.owner_of = region_owner,
+};
+
+struct mwin_region *region_get(u32 id, const struct mwin_caller *c)
+{
+	return mwin_find_get(&region_class, &id, false, c);
 }
 
 /* Up to a million pages: may sleep. */
@@ -48,12 +62,45 @@ static void region_free_pages(struct mwin_region *r)
 	kvfree(r->pages);
 }
 
+/*
+ * Pinned pages are charged as io_uring and RDMA user memory charge theirs:
+ * to the opener's RLIMIT_MEMLOCK, in its user's locked_vm, unless the
+ * caller has CAP_IPC_LOCK. The region holds the user until it is freed, so
+ * that a region the module keeps after its opener exited stays charged.
+ */
+static int region_account(struct mwin_region *r, const struct cred *cred)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user = cred->user;
+	unsigned long cur, new;
+
+	if (ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK))
+		return 0;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + r->npages;
+		if (new > limit || new < cur)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	r->user = get_uid(user);
+	return 0;
+}
+
+static void region_unaccount(struct mwin_region *r)
+{
+	if (!r->user)
+		return;
+	atomic_long_sub(r->npages, &r->user->locked_vm);
+	free_uid(r->user);
+}
+
 static void region_release(struct kref *kref)
 {
 	struct mwin_region *r = container_of(kref, struct mwin_region, kref);
 
 	WARN_ON(!list_empty(&r->maps));
 	region_free_pages(r);
+	region_unaccount(r);
 	atomic64_sub(r->length, &mwin_region_bytes);
 	kfree_rcu(r, rcu);
 }
@@ -75,8 +122,9 @@ static int region_alloc_chunks(struct mwin_region *r, unsigned int order)
 	for (i = 0; i < r->npages; i += per) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
-				   (order ? __GFP_NORETRY : 0), order);
+		page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				   __GFP_NOWARN | (order ? __GFP_NORETRY : 0),
+				   order);
 		if (!page)
 			return -ENOMEM;
 		/* order-0 pages, each with its own count, for mmap and free */
@@ -173,14 +221,14 @@ int region_create(struct mwin_ucmd *ucmd)
 	r->length = PAGE_ALIGN(arg->length);
 	r->npages = r->length >> PAGE_SHIFT;
 	r->flags = arg->flags;
-	if (arg->flags & MWIN_CREATE_FD_OWNED) {
-		r->owner = f;
-		f->owns_objects = true;
-	}
+	mwin_owner_init(&r->owner, f, arg->flags & MWIN_CREATE_FD_OWNED);
 	if (!region_charge(r->length)) {
 		kfree(r);
 		return -ENOSPC;
 	}
+	ret = region_account(r, f->cred);
+	if (ret)
+		goto err;
 
 	ret = region_alloc_pages(r);
 	if (ret)
@@ -484,14 +532,14 @@ static struct mwin_window *region_any_window(struct mwin_region *r)
 	return w;
 }
 
-int region_destroy(u32 id, u32 flags)
+int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
 {
 	struct mwin_region_map *map, *tmp;
 	struct mwin_window *w;
 	struct mwin_region *r;
 	int ret = 0;
 
-	r = region_get(id);
+	r = region_get(id, c);
 	if (!r)
 		return -ENOENT;
 
@@ -531,12 +579,13 @@ int region_destroy(u32 id, u32 flags)
 	return 0;
 }
 
-int region_get_info(struct mwin_region_info *info)
+int region_get_info(struct mwin_region_info *info,
+		    const struct mwin_caller *c)
 {
 	struct mwin_region *r;
 
-	r = mwin_find_get(&mwin_regions, &info->id,
-			  info->flags & MWIN_GET_NEXT, region_kref);
+	r = mwin_find_get(&region_class, &info->id,
+			  info->flags & MWIN_GET_NEXT, c);
 	if (!r)
 		return -ENOENT;
 	mutex_lock(&r->lock);
@@ -549,14 +598,26 @@ int region_get_info(struct mwin_region_info *info)
 	return 0;
 }
 
-u32 region_count(void)
+/*
+ * The regions the caller may see: how many, and their bytes. An
+ * administrator gets the module's totals, which also count the regions
+ * being created.
+ */
+u32 region_count(const struct mwin_caller *c, u64 *bytes)
 {
 	struct mwin_region *r;
-	unsigned long id;
-	u32 n = 0;
+	u32 id = 0, n = 0;
 
-	xa_for_each(&mwin_regions, id, r)
+	if (c->admin) {
+		*bytes = atomic64_read(&mwin_region_bytes);
+		return mwin_count(&region_class, c);
+	}
+	*bytes = 0;
+	while ((r = mwin_find_get(&region_class, &id, true, c))) {
 		n++;
+		*bytes += r->length;
+		region_put(r);
+	}
 	return n;
 }
 
@@ -569,9 +630,11 @@ void region_release_owned(struct mwin_file *f)
 	struct mwin_region *r;
 	u32 id = 0;
 
-	while ((r = mwin_find_get(&mwin_regions, &id, true, region_kref))) {
-		if (r->owner == f)
-			region_destroy(id, MWIN_REGION_DESTROY_FORCE);
+	while ((r = mwin_find_get(&region_class, &id, true,
+				  &mwin_module_caller))) {
+		if (r->owner.file == f)
+			region_destroy(id, MWIN_REGION_DESTROY_FORCE,
+				       &mwin_module_caller);
 		region_put(r);
 	}
 }
@@ -616,6 +679,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long shift = MWIN_MMAP_SHIFT - PAGE_SHIFT;
 	unsigned long first = vma->vm_pgoff & ((1UL << shift) - 1);
 	unsigned long pages = vma_pages(vma);
+	struct mwin_caller c;
 	struct mwin_region *r;
 
 	/*
@@ -624,7 +688,8 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	r = region_get(vma->vm_pgoff >> shift);
+	mwin_caller_init(&c, file->private_data);
+	r = region_get(vma->vm_pgoff >> shift, &c);
 	if (!r)
 		return -ENOENT;
 	if (first >= r->npages || pages > r->npages - first) {

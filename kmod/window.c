@@ -72,9 +72,26 @@ static struct kref *window_kref(void *obj)
 	return &((struct mwin_window *)obj)->kref;
 }
 
-struct mwin_window *window_get(u32 id)
+static const struct mwin_owner *window_owner(void *obj)
 {
-	return mwin_find_get(&mwin_windows, &id, false, window_kref);
+	return &((struct mwin_window *)obj)->owner;
+}
+
+static const struct mwin_obj_class window_class = {
+	.xa = &mwin_windows,
+	.kref_of = window_kref,
+	.owner_of = window_owner,
+};
+
+struct mwin_window *window_get(u32 id, const struct mwin_caller *c)
+{
+	return mwin_find_get(&window_class, &id, false, c);
+}
+
+u32 window_count(const struct mwin_caller *c)
+{
+	return c->admin ? atomic_read(&mwin_nr_windows) :
+			  mwin_count(&window_class, c);
 }
 
 static void window_release(struct kref *kref)
@@ -241,8 +258,8 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
 	if (was_bound && w->granted)
-		mwin_event(MWIN_EVENT_REVOKE, w->id, w->peer->id, w->rkey,
-			   MWIN_REVOKE_ERROR);
+		mwin_event(MWIN_EVENT_REVOKE, &w->owner, w->id, w->peer->id,
+			   w->rkey, MWIN_REVOKE_ERROR);
 	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
@@ -415,10 +432,7 @@ window_alloc(struct mwin_file *f, struct mwin_region *r,
 	w->flags = arg->flags;
 	w->range.start = arg->offset;
 	w->range.last = arg->offset + arg->length - 1;
-	if (arg->flags & MWIN_CREATE_FD_OWNED) {
-		w->owner = f;
-		f->owns_objects = true;
-	}
+	mwin_owner_init(&w->owner, f, arg->flags & MWIN_CREATE_FD_OWNED);
 	return w;
 }
 
@@ -472,7 +486,7 @@ int window_create(struct mwin_ucmd *ucmd)
 	u32 old_rkey;
 	int ret;
 
-	r = region_get(arg->region);
+	r = region_get(arg->region, &ucmd->c);
 	if (!r)
 		return -ENOENT;
 	p = peer_get(arg->peer);
@@ -561,13 +575,13 @@ static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
 	return 0;
 }
 
-int window_rebind(struct mwin_window_bind *arg)
+int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c)
 {
 	struct mwin_window *w;
 	struct mwin_peer *p = NULL;
 	int ret;
 
-	w = window_get(arg->id);
+	w = window_get(arg->id, c);
 	if (!w)
 		return -ENOENT;
 	if (arg->peer) {
@@ -616,12 +630,12 @@ out_put:
 	return ret;
 }
 
-int window_invalidate(u32 id)
+int window_invalidate(u32 id, const struct mwin_caller *c)
 {
 	struct mwin_window *w;
 	int ret;
 
-	w = window_get(id);
+	w = window_get(id, c);
 	if (!w)
 		return -ENOENT;
 	ret = window_lock_killable(w);
@@ -671,9 +685,9 @@ int window_destroy_obj(struct mwin_window *w)
 	return window_destroy_locked(w);
 }
 
-int window_destroy(u32 id)
+int window_destroy(u32 id, const struct mwin_caller *c)
 {
-	struct mwin_window *w = window_get(id);
+	struct mwin_window *w = window_get(id, c);
 	int ret;
 
 	if (!w)
@@ -683,12 +697,13 @@ int window_destroy(u32 id)
 	return ret;
 }
 
-int window_get_info(struct mwin_window_info *info)
+int window_get_info(struct mwin_window_info *info,
+		    const struct mwin_caller *c)
 {
 	struct mwin_window *w;
 
-	w = mwin_find_get(&mwin_windows, &info->id,
-			  info->flags & MWIN_GET_NEXT, window_kref);
+	w = mwin_find_get(&window_class, &info->id,
+			  info->flags & MWIN_GET_NEXT, c);
 	if (!w)
 		return -ENOENT;
 	mutex_lock(&w->lock);	/* a batch in flight shows its old state */
@@ -737,11 +752,14 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
 	struct mwin_window *w = window_find_rkey(p->dev, rkey);
+	struct mwin_owner *wowner = NULL, o;
 	struct mwin_peer *owner = NULL;
 	bool hit = false;
 	u32 wid = 0;
 
 	if (w) {
+		o = w->owner;	/* the events about the window are its owner's */
+		wowner = &o;
 		window_lock(w);
 		wid = w->id;
 		owner = w->peer;
@@ -760,15 +778,16 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 	if (w && owner == p) {
 		if (hit) {
 			atomic64_inc(&p->remote_invalidations);
-			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, wid, p->id, rkey,
-				   0);
+			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, wowner, wid,
+				   p->id, rkey, 0);
 		}
 		return;
 	}
 	if (!hit && peer_revoked(p, rkey))
 		return;
 	atomic64_inc(&p->rejected_invalidations);
-	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, wid, p->id, rkey, 0);
+	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, wowner, wid, p->id, rkey,
+		   0);
 	pr_warn_ratelimited("mwin: peer %u invalidated rkey 0x%x, not its own: disconnecting it\n",
 			    p->id, rkey);
 	peer_kill(p, MWIN_DOWN_HOSTILE);
@@ -794,7 +813,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
  */
 int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 {
-	struct mwin_window *w = window_get(id);
+	struct mwin_window *w = window_get(id, &mwin_module_caller);
 	u32 i, known, old_rkey;
 	bool replaced;
 	int key, ret = 0;
@@ -846,8 +865,9 @@ void window_release_owned(struct mwin_file *f)
 	struct mwin_window *w;
 	u32 id = 0;
 
-	while ((w = mwin_find_get(&mwin_windows, &id, true, window_kref))) {
-		if (w->owner == f)
+	while ((w = mwin_find_get(&window_class, &id, true,
+				  &mwin_module_caller))) {
+		if (w->owner.file == f)
 			window_destroy_obj(w);
 		window_put(w);
 	}

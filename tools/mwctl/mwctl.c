@@ -500,7 +500,7 @@ static void mw_open(struct mw *mw)
 		die("cannot open %s: %s (is the mwin module loaded?)",
 		    MWIN_DEV_PATH, strerror(-fd));
 	if (fd == -EACCES || fd == -EPERM)
-		die("cannot open %s: %s (mwctl must run as root)",
+		die("cannot open %s: %s (run as root, or as a member of the group a udev rule opens it to)",
 		    MWIN_DEV_PATH, strerror(-fd));
 	if (fd < 0)
 		die("cannot open %s: %s", MWIN_DEV_PATH, strerror(-fd));

@@ -22,6 +22,14 @@
  *  - a *window*: a byte range of a region with remote rights and an rkey,
  *    usable only through its peer's connection.
  *
+ * Regions and windows have an owner: the user (effective uid) that opened
+ * the file they were created through. Through a file opened by another
+ * user they do not exist: calls that name them fail with ENOENT, listings
+ * skip them, MWIN_INFO does not count them and a monitor gets no event
+ * about them, unless the caller has CAP_SYS_ADMIN, which sees and may act
+ * on every object. Peers belong to the host: every caller sees them and
+ * may grant its own regions' windows to them.
+ *
  * Every ioctl argument starts with ``__u32 size`` (the size of the struct
  * as the caller knows it) and ``__u32 flags``. A caller built against an
  * older header passes a smaller size: missing fields read as zero. A caller
@@ -42,7 +50,8 @@
  *  - EINVAL: bad size, unknown flag, non-zero reserved field, bad value;
  *  - E2BIG: the caller's struct is larger than the kernel's and its tail is
  *    not zero;
- *  - ENOENT: no object of that kind with that id;
+ *  - ENOENT: no object of that kind with that id that the caller may see
+ *    (see the owners above);
  *  - EBADF: a command that changes state (REGION_CREATE, REGION_DESTROY,
  *    WINDOW_CREATE, WINDOW_REBIND, WINDOW_INVALIDATE, WINDOW_DESTROY,
  *    PEER_DISCONNECT, WINDOW_BATCH) on a file not opened for writing; INFO,
@@ -136,12 +145,13 @@ enum mwin_dev_caps {
  * @abi_version: out, MWIN_ABI_VERSION of the module
  * @port: out, RDMA CM port the module listens on
  * @max_region_bytes: out, limit on the memory of all regions
- * @region_bytes: out, memory held by regions now
+ * @region_bytes: out, memory held by the regions the caller may see (all
+ *	regions, being created too, for CAP_SYS_ADMIN)
  * @max_windows: out, limit on windows
- * @nr_windows: out, windows now
+ * @nr_windows: out, windows the caller may see
  * @max_peers: out, limit on peers
  * @nr_peers: out, peers now
- * @nr_regions: out, regions now
+ * @nr_regions: out, regions the caller may see
  * @nr_devs: in, entries @devs can hold; out, devices present (may be more)
  * @devs: in, pointer to an array of struct mwin_dev_info, or 0
  * @dev_info_size: in, sizeof(struct mwin_dev_info) as the caller knows it
@@ -173,10 +183,18 @@ struct mwin_info {
  * @id: out, region id
  * @__reserved: must be 0
  * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
- *	the region's memory; a file opened read-only maps it PROT_READ
+ *	the region's memory; a file opened read-only maps it PROT_READ; a
+ *	file of a user that may not see the region gets ENOENT
+ *
+ * The region's pages are pinned and charged to the RLIMIT_MEMLOCK of the
+ * user that opened the file (its locked_vm, as io_uring and RDMA user
+ * memory count), unless the caller has CAP_IPC_LOCK; the charge lasts until
+ * the region is freed. They are allocated with __GFP_ACCOUNT: the caller's
+ * memory cgroup pays for them.
  *
  * Errors: EINVAL (length 0 or over 4 GiB), ENOSPC (the module's region
- * memory or object limit would be exceeded), ENOMEM, EINTR (killed while
+ * memory or object limit would be exceeded), ENOMEM (no memory, or the
+ * region would exceed the opener's RLIMIT_MEMLOCK), EINTR (killed while
  * allocating).
  */
 struct mwin_region_create {
@@ -447,6 +465,9 @@ struct mwin_event {
  * struct mwin_monitor - MWIN_MONITOR: start queueing events for this file
  * @size: sizeof(struct mwin_monitor)
  * @flags: must be 0
+ *
+ * The file gets every peer event, and the events about the windows the
+ * caller of MWIN_MONITOR may see (all of them with CAP_SYS_ADMIN).
  */
 struct mwin_monitor {
 	__u32 size;
