@@ -78,7 +78,7 @@ static struct batch_chain *batch_chain_of(struct batch *b,
 			return &b->chains[i];
 	c = &b->chains[b->nchains++];
 	memset(c, 0, sizeof(*c));
-	kref_get(&p->kref);
+	mwin_obj_get(&p->obj);
 	c->p = p;
 	c->cqe.done = batch_chain_done;
 	init_completion(&c->done);
@@ -146,7 +146,7 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 	}
 
 	ret = 1;
-	if (!it->p || (op->peer && op->peer != it->p->id) || !w->map)
+	if (!it->p || (op->peer && op->peer != it->p->obj.id) || !w->map)
 		goto out;
 	if (READ_ONCE(it->p->state) == MWIN_PEER_CLOSING) {
 		ret = -ENOTCONN;
@@ -339,7 +339,7 @@ static int batch_single(struct mwin_ucmd *batch, struct mwin_batch_op *op)
 		/* the batch's results are copied out at its end */
 		ret = window_create(&ucmd);
 		if (!ret)
-			ucmd.ops->finalize(ucmd.obj);
+			ucmd.obj->type->finalize(ucmd.obj);
 		break;
 	case MWIN_BATCH_REBIND:
 		ret = window_rebind(&bind, &batch->c);

@@ -106,7 +106,7 @@ static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
 		p = list_first_entry_or_null(&dev->peers, struct mwin_peer,
 					     dev_node);
 		if (p)
-			kref_get(&p->kref);
+			mwin_obj_get(&p->obj);
 		spin_unlock(&dev->lock);
 		if (!p)
 			break;

@@ -36,10 +36,10 @@ static void monitor_push(struct mwin_file *f, const struct mwin_event *ev)
 }
 
 /*
- * @owner: whose window the event is about, or NULL for one about a peer:
- * a monitor gets only the events about windows its opener may see.
+ * @about: the window the event is about, or NULL for one about a peer: a
+ * monitor gets only the events about windows its caller may see.
  */
-void mwin_event(enum mwin_event_type type, const struct mwin_owner *owner,
+void mwin_event(enum mwin_event_type type, const struct mwin_obj *about,
 		u32 window, u32 peer, u32 rkey, u32 reason)
 {
 	struct mwin_event ev = {
@@ -56,7 +56,7 @@ void mwin_event(enum mwin_event_type type, const struct mwin_owner *owner,
 
 	spin_lock_irqsave(&mwin_monitors_lock, flags);
 	list_for_each_entry(f, &mwin_monitors, ev_node)
-		if (mwin_may_use(owner, &f->ev_caller))
+		if (mwin_obj_visible(about, &f->ev_caller))
 			monitor_push(f, &ev);
 	spin_unlock_irqrestore(&mwin_monitors_lock, flags);
 }

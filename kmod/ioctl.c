@@ -386,8 +386,8 @@ long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = -EFAULT;
 	/* Respond, then make the new object visible: EFAULT leaves nothing. */
 	if (ucmd.obj && ret)
-		ucmd.ops->abort(ucmd.obj);
+		ucmd.obj->type->abort(ucmd.obj);
 	else if (ucmd.obj)
-		ucmd.ops->finalize(ucmd.obj);
+		ucmd.obj->type->finalize(ucmd.obj);
 	return ret;
 }

@@ -120,14 +120,10 @@ struct workqueue_struct *mwin_wq;
 
 static int mwin_open(struct inode *inode, struct file *file)
 {
-	struct mwin_file *f;
+	struct mwin_file *f = mwin_file_alloc(file->f_cred);
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	f->cred = file->f_cred;
-	spin_lock_init(&f->ev_lock);
-	init_waitqueue_head(&f->ev_wait);
 	file->private_data = f;
 	return 0;
 }
@@ -136,12 +132,8 @@ static int mwin_release(struct inode *inode, struct file *file)
 {
 	struct mwin_file *f = file->private_data;
 
-	if (f->owns_objects) {
-		window_release_owned(f);
-		region_release_owned(f);
-	}
 	mwin_monitor_stop(f);
-	kfree(f);
+	mwin_file_release(f);
 	return 0;
 }
 
@@ -163,18 +155,6 @@ static struct miscdevice mwin_misc = {
 	.fops = &mwin_fops,
 	.mode = 0600,
 };
-
-static void mwin_destroy_all(void)
-{
-	unsigned long id;
-	void *obj;
-
-	xa_for_each(&mwin_windows, id, obj)
-		window_destroy(id, &mwin_module_caller);
-	xa_for_each(&mwin_regions, id, obj)
-		region_destroy(id, MWIN_REGION_DESTROY_FORCE,
-			       &mwin_module_caller);
-}
 
 static int __init mwin_init(void)
 {
@@ -219,9 +199,10 @@ static void __exit mwin_exit(void)
 	misc_deregister(&mwin_misc);
 	peer_stop_listen();
 	ib_unregister_client(&mwin_client);
-	mwin_destroy_all();
+	mwin_obj_destroy_all(&mwin_window_type);
+	mwin_obj_destroy_all(&mwin_region_type);
 	destroy_workqueue(mwin_wq);
-	WARN_ON(!xa_empty(&mwin_peers));
+	WARN_ON(mwin_obj_any(&mwin_peer_type));
 	pr_info("mwin: unloaded\n");
 }
 

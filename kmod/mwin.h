@@ -8,11 +8,17 @@
  *   window  a range of a region granted to one peer through a
  *           fast-registration MR allocated from that peer's PD
  *
+ *   Each is a struct mwin_obj (object.c): id, reference count, owner.
+ *
  * References
- *   - the id xarrays hold one reference on each published object;
+ *   - a published id holds one reference on its object;
  *   - a window holds its region, and its peer while attached to it;
  *   - a peer's window list holds a reference on each window in it;
- *   - an mmap of a region holds the region.
+ *   - an mmap of a region holds the region;
+ *   - a MWIN_CREATE_FD_OWNED object holds its open file (struct
+ *     mwin_file), whose list of such objects holds none.
+ *
+ * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
  * Lock order (outer first)
  *   window->lock                   one operation on a window at a time;
@@ -95,10 +101,6 @@ extern unsigned int mwin_op_timeout_ms;
 extern unsigned int mwin_keepalive_ms;
 extern unsigned int mwin_revoke_timeout_ms;
 
-/* Published objects, by id. */
-extern struct xarray mwin_regions;
-extern struct xarray mwin_windows;
-extern struct xarray mwin_peers;
 extern atomic64_t mwin_region_bytes;
 extern atomic_t mwin_nr_windows;
 extern atomic_t mwin_nr_peers;
@@ -125,7 +127,7 @@ static inline void mwin_test_delay(enum mwin_test_point point) { }
 #endif
 
 /**
- * struct mwin_owner - whose an object is (object.c)
+ * struct mwin_owner - whose an object is
  * @uid: the effective uid of the opener that created it
  * @file: for MWIN_CREATE_FD_OWNED objects, the open file whose release
  *	destroys it; NULL for objects the module keeps until destroyed
@@ -136,7 +138,7 @@ struct mwin_owner {
 };
 
 /**
- * struct mwin_caller - who makes a call, for what it may see (object.c)
+ * struct mwin_caller - who makes a call, for what it may see
  * @uid: the effective uid of the opener of the file it calls through
  * @admin: the calling task has CAP_SYS_ADMIN: it sees every object
  */
@@ -145,36 +147,87 @@ struct mwin_caller {
 	bool admin;
 };
 
-extern const struct mwin_caller mwin_module_caller;
-void mwin_caller_init(struct mwin_caller *c, const struct mwin_file *f);
-void mwin_owner_init(struct mwin_owner *o, struct mwin_file *f, bool fd_owned);
-bool mwin_may_use(const struct mwin_owner *o, const struct mwin_caller *c);
+struct mwin_obj;
 
 /**
- * struct mwin_obj_class - one type of object, as object.c finds them
- * @xa: published objects by id
- * @kref_of: the object's reference count
- * @owner_of: the object's owner; NULL for a type nobody owns (peers)
+ * struct mwin_obj_type - one kind of object, and what object.c does with it
+ * @xa: published objects by id; only object.c touches it
+ * @next_id: for cyclic ids
+ * @owned: its objects have owners (regions, windows); peers are the host's
+ * @release: the last reference went: free the object, after a grace period
+ * @finalize: the call that created the object has returned its id: publish
+ *	it, and drop the call's reference
+ * @abort: that call failed after the object was made: undo it, quietly,
+ *	and drop the call's reference
+ * @destroy: the module destroys the object, for unload or the release of
+ *	its file; the caller holds a reference
  */
-struct mwin_obj_class {
-	struct xarray *xa;
-	struct kref *(*kref_of)(void *obj);
-	const struct mwin_owner *(*owner_of)(void *obj);
+struct mwin_obj_type {
+	struct xarray xa;
+	u32 next_id;
+	bool owned;
+	void (*release)(struct mwin_obj *obj);
+	void (*finalize)(struct mwin_obj *obj);
+	void (*abort)(struct mwin_obj *obj);
+	void (*destroy)(struct mwin_obj *obj);
 };
 
-int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next);
-void mwin_publish_id(struct xarray *xa, u32 id, void *entry);
-void *mwin_find_get(const struct mwin_obj_class *cls, u32 *id, bool next,
-		    const struct mwin_caller *c);
-u32 mwin_count(const struct mwin_obj_class *cls, const struct mwin_caller *c);
+/**
+ * struct mwin_obj - what every region, window and peer is (object.c)
+ * @id: reserved while the object is made, published once it is whole
+ * @kref: references; a published id holds one
+ * @rcu: the object is freed a grace period after its last reference, so
+ *	that a lookup may try it under rcu_read_lock()
+ * @type: its kind
+ * @owner: whose it is, for owned types
+ * @file_node: in @owner.file's objects while published
+ */
+struct mwin_obj {
+	u32 id;
+	struct kref kref;
+	struct rcu_head rcu;
+	struct mwin_obj_type *type;
+	struct mwin_owner owner;
+	struct list_head file_node;
+};
+
+extern struct mwin_obj_type mwin_region_type;
+extern struct mwin_obj_type mwin_window_type;
+extern struct mwin_obj_type mwin_peer_type;
+extern const struct mwin_caller mwin_module_caller;
+
+void mwin_caller_init(struct mwin_caller *c, const struct mwin_file *f);
+bool mwin_obj_visible(const struct mwin_obj *o, const struct mwin_caller *c);
+void mwin_obj_init(struct mwin_obj *o, struct mwin_obj_type *type,
+		   struct mwin_file *f, bool fd_owned);
+int mwin_obj_reserve_id(struct mwin_obj *o);
+void mwin_obj_publish(struct mwin_obj *o);
+void mwin_obj_unpublish(struct mwin_obj *o);
+struct mwin_obj *mwin_obj_find(struct mwin_obj_type *type, u32 *id,
+			       bool next, const struct mwin_caller *c);
+u32 mwin_obj_count(struct mwin_obj_type *type, const struct mwin_caller *c);
+void mwin_obj_put(struct mwin_obj *o);
+void mwin_obj_destroy_all(struct mwin_obj_type *type);
+bool mwin_obj_any(struct mwin_obj_type *type);
+int mwin_share_take(kuid_t uid, bool admin);
+void mwin_share_give_back(kuid_t uid);
+
+static inline void mwin_obj_get(struct mwin_obj *o)
+{
+	kref_get(&o->kref);
+}
 
 /*
- * Per open file: its opener, the owner of MWIN_CREATE_FD_OWNED objects, and
- * a monitor's event ring (events.c).
+ * Per open file: its opener, its MWIN_CREATE_FD_OWNED objects, and a
+ * monitor's event ring (events.c). Each of those objects holds a
+ * reference: one being destroyed elsewhere still takes itself off
+ * @objects after the file was released.
  */
 struct mwin_file {
+	struct kref kref;
 	const struct cred *cred;	/* the opener's, as long as the file */
-	bool owns_objects;
+	spinlock_t obj_lock;		/* @objects */
+	struct list_head objects;	/* published ones, newest last */
 	struct mwin_caller ev_caller;	/* whose events the monitor gets */
 	struct list_head ev_node;
 	spinlock_t ev_lock;		/* the ring; taken in any context */
@@ -186,15 +239,8 @@ struct mwin_file {
 	u64 ev_seq;
 };
 
-/**
- * struct mwin_obj_ops - how a call's new object becomes visible, or goes
- * @finalize: the caller has the object's id: publish it
- * @abort: the result could not be copied out: undo the object, quietly
- */
-struct mwin_obj_ops {
-	void (*finalize)(void *obj);
-	void (*abort)(void *obj);
-};
+struct mwin_file *mwin_file_alloc(const struct cred *cred);
+void mwin_file_release(struct mwin_file *f);
 
 /**
  * struct mwin_ucmd - one ioctl call
@@ -204,14 +250,12 @@ struct mwin_obj_ops {
  * @obj: an object the handler made with its id reserved, not visible yet:
  *	mwin_ioctl() finalizes it once the result reached the caller, or
  *	aborts it, so that an EFAULT leaves nothing nobody knows of
- * @ops: @obj's finalize and abort
  */
 struct mwin_ucmd {
 	struct mwin_file *f;
 	struct mwin_caller c;
 	void *cmd;
-	void *obj;
-	const struct mwin_obj_ops *ops;
+	struct mwin_obj *obj;
 };
 
 /**
@@ -265,11 +309,8 @@ struct mwin_region_map {
 };
 
 struct mwin_region {
-	u32 id;
-	struct rcu_head rcu;
+	struct mwin_obj obj;
 	u32 flags;
-	struct kref kref;
-	struct mwin_owner owner;
 	/* charged for the pinned pages (RLIMIT_MEMLOCK); NULL: not charged */
 	struct user_struct *user;
 	u64 length;
@@ -284,9 +325,7 @@ struct mwin_region {
 };
 
 struct mwin_peer {
-	u32 id;
-	struct rcu_head rcu;
-	struct kref kref;
+	struct mwin_obj obj;
 	struct mwin_dev *dev;
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
@@ -369,11 +408,8 @@ struct mwin_range {
 };
 
 struct mwin_window {
-	u32 id;
-	struct rcu_head rcu;
+	struct mwin_obj obj;
 	u32 flags;
-	struct kref kref;
-	struct mwin_owner owner;
 	struct mutex lock;		/* everything below; one op at a time */
 	bool batched;			/* a batch owns the window: see window_lock() */
 	bool dead;
@@ -429,7 +465,7 @@ static inline u64 window_length(const struct mwin_window *w)
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* events.c */
-void mwin_event(enum mwin_event_type type, const struct mwin_owner *owner,
+void mwin_event(enum mwin_event_type type, const struct mwin_obj *about,
 		u32 window, u32 peer, u32 rkey, u32 reason);
 int mwin_monitor_start(struct mwin_file *f, const struct mwin_caller *c);
 void mwin_monitor_stop(struct mwin_file *f);
@@ -466,7 +502,6 @@ void region_end_move(struct mwin_region *r, struct mwin_range *range,
 		     struct mwin_range *old, bool undo);
 void region_remove_range(struct mwin_region *r, struct mwin_range *range);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
-void region_release_owned(struct mwin_file *f);
 
 /* batch.c */
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
@@ -494,7 +529,6 @@ int window_pick_key(struct mwin_window *w);
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
-void window_release_owned(struct mwin_file *f);
 int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns);
 
 /* verbs.c */

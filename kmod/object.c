@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Objects: ids, lookups with a reference, and owners.
+ * Objects: ids, references, owners and open files, for regions, windows and
+ * peers alike (struct mwin_obj, after iommufd's struct iommufd_object).
  *
- * Regions, windows and peers are found by id in an xarray each. An object
- * is published under its id once whole and freed an RCU grace period after
- * its last reference. Regions and windows have an owner, the user whose
- * open created them: only opens of that user, or a caller with
- * CAP_SYS_ADMIN, see them. To anyone else an object of another user does
- * not exist: a lookup finds nothing (ENOENT), a listing skips it, a count
- * leaves it out. Peers are the host's and have no owner.
+ * An object is made in two steps: its id is reserved while the call that
+ * makes it runs, and published only once the call's result reached the
+ * caller (finalize), or the object is undone (abort). It is freed an RCU
+ * grace period after its last reference, so a lookup may try it under
+ * rcu_read_lock().
+ *
+ * Regions and windows have an owner, the user whose open created them:
+ * only opens of that user, or a caller with CAP_SYS_ADMIN, see them. To
+ * anyone else an object of another user does not exist: a lookup finds
+ * nothing (ENOENT), a listing skips it, a count leaves it out. Peers are
+ * the host's and have no owner. A MWIN_CREATE_FD_OWNED object is also on
+ * its file's list, and goes when the file is released.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/slab.h>
 
 #include "mwin.h"
-
-DEFINE_XARRAY_ALLOC1(mwin_regions);
-DEFINE_XARRAY_ALLOC1(mwin_windows);
-DEFINE_XARRAY_ALLOC1(mwin_peers);
 
 /* The module's own calls (unload, file release): it sees everything. */
 const struct mwin_caller mwin_module_caller = { .admin = true };
@@ -33,30 +36,154 @@ void mwin_caller_init(struct mwin_caller *c, const struct mwin_file *f)
 	c->admin = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
-/* A new object of the caller's user; @fd_owned ties it to the open @f. */
-void mwin_owner_init(struct mwin_owner *o, struct mwin_file *f, bool fd_owned)
+bool mwin_obj_visible(const struct mwin_obj *o, const struct mwin_caller *c)
 {
-	o->uid = f->cred->euid;
-	o->file = NULL;
-	if (fd_owned) {
-		o->file = f;
-		f->owns_objects = true;
-	}
-}
-
-bool mwin_may_use(const struct mwin_owner *o, const struct mwin_caller *c)
-{
-	return !o || c->admin || uid_eq(o->uid, c->uid);
+	return !o || !o->type->owned || c->admin ||
+	       uid_eq(o->owner.uid, c->uid);
 }
 
 /*
- * Give @entry an id. Ids grow: one is not reused while the module is loaded
- * (until 2^32 allocations wrap), so a stale id names nothing.
+ * Shares. A user without CAP_SYS_ADMIN may hold at most half of
+ * max_windows, so that it cannot keep the other users from making any.
+ * Every window counts against its owner, an administrator's too, whose
+ * count is not held to the share.
  */
-int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next)
+static DEFINE_MUTEX(mwin_shares_lock);
+static DEFINE_XARRAY(mwin_user_windows);	/* uid -> windows, as a value */
+
+int mwin_share_take(kuid_t uid, bool admin)
 {
-	int ret = xa_alloc_cyclic(xa, id, entry, xa_limit_32b, next,
-				  GFP_KERNEL);
+	unsigned long key = from_kuid(&init_user_ns, uid);
+	unsigned long n;
+	int ret = 0;
+
+	mutex_lock(&mwin_shares_lock);
+	n = xa_to_value(xa_load(&mwin_user_windows, key) ?: xa_mk_value(0));
+	if (!admin && n >= READ_ONCE(mwin_max_windows) / 2)
+		ret = -ENOSPC;
+	else
+		ret = xa_err(xa_store(&mwin_user_windows, key,
+				      xa_mk_value(n + 1), GFP_KERNEL));
+	mutex_unlock(&mwin_shares_lock);
+	return ret;
+}
+
+void mwin_share_give_back(kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+	unsigned long n;
+
+	mutex_lock(&mwin_shares_lock);
+	n = xa_to_value(xa_load(&mwin_user_windows, key) ?: xa_mk_value(1));
+	if (n > 1)	/* replaces an entry: allocates nothing */
+		xa_store(&mwin_user_windows, key, xa_mk_value(n - 1),
+			 GFP_KERNEL);
+	else
+		xa_erase(&mwin_user_windows, key);
+	mutex_unlock(&mwin_shares_lock);
+}
+
+/* Open files */
+
+struct mwin_file *mwin_file_alloc(const struct cred *cred)
+{
+	struct mwin_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return NULL;
+	kref_init(&f->kref);
+	f->cred = cred;
+	spin_lock_init(&f->obj_lock);
+	INIT_LIST_HEAD(&f->objects);
+	spin_lock_init(&f->ev_lock);
+	init_waitqueue_head(&f->ev_wait);
+	return f;
+}
+
+static void mwin_file_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct mwin_file, kref));
+}
+
+static void mwin_file_put(struct mwin_file *f)
+{
+	kref_put(&f->kref, mwin_file_free);
+}
+
+/* Take @o off its file's list, if it is on it. */
+static void mwin_obj_unlist(struct mwin_obj *o)
+{
+	struct mwin_file *f = o->owner.file;
+
+	if (!f)
+		return;
+	spin_lock(&f->obj_lock);
+	list_del_init(&o->file_node);
+	spin_unlock(&f->obj_lock);
+}
+
+/*
+ * The file is released: destroy its objects, newest first (a window
+ * before the region it was cut from), then let go of it. An object
+ * another caller is destroying meanwhile is already off the list, or has
+ * no reference left to take.
+ */
+void mwin_file_release(struct mwin_file *f)
+{
+	struct mwin_obj *o;
+	bool alive;
+
+	for (;;) {
+		spin_lock(&f->obj_lock);
+		o = NULL;
+		alive = false;
+		if (!list_empty(&f->objects)) {
+			o = list_last_entry(&f->objects, struct mwin_obj,
+					    file_node);
+			list_del_init(&o->file_node);
+			alive = kref_get_unless_zero(&o->kref);
+		}
+		spin_unlock(&f->obj_lock);
+		if (!o)
+			break;
+		if (alive) {
+			o->type->destroy(o);
+			mwin_obj_put(o);
+		}
+	}
+	mwin_file_put(f);
+}
+
+/* Objects */
+
+/*
+ * A new object of @type with one reference, which becomes its id's once
+ * published; owned by @f's opener, and with @fd_owned by @f itself.
+ */
+void mwin_obj_init(struct mwin_obj *o, struct mwin_obj_type *type,
+		   struct mwin_file *f, bool fd_owned)
+{
+	kref_init(&o->kref);
+	o->type = type;
+	INIT_LIST_HEAD(&o->file_node);
+	if (f)
+		o->owner.uid = f->cred->euid;
+	if (fd_owned) {
+		kref_get(&f->kref);
+		o->owner.file = f;
+	}
+}
+
+/*
+ * Give @o an id, not yet visible. Ids grow: one is not reused while the
+ * module is loaded (until 2^32 allocations wrap), so a stale id names
+ * nothing.
+ */
+int mwin_obj_reserve_id(struct mwin_obj *o)
+{
+	struct mwin_obj_type *t = o->type;
+	int ret = xa_alloc_cyclic(&t->xa, &o->id, NULL, xa_limit_32b,
+				  &t->next_id, GFP_KERNEL);
 
 	if (ret == -EBUSY)
 		return -ENOSPC;
@@ -64,73 +191,115 @@ int mwin_alloc_id(struct xarray *xa, u32 *id, void *entry, u32 *next)
 }
 
 /*
- * Make a reserved id name @entry. Storing into an index that xa_alloc()
+ * Make @o's reserved id name it. Storing into an index that xa_alloc()
  * reserved allocates nothing, so it cannot fail.
  */
-void mwin_publish_id(struct xarray *xa, u32 id, void *entry)
+void mwin_obj_publish(struct mwin_obj *o)
 {
-	void *old = xa_store(xa, id, entry, 0);
+	struct mwin_file *f = o->owner.file;
+	void *old;
 
+	if (f) {
+		spin_lock(&f->obj_lock);
+		list_add_tail(&o->file_node, &f->objects);
+		spin_unlock(&f->obj_lock);
+	}
+	old = xa_store(&o->type->xa, o->id, o, 0);
 	WARN_ON(old || xa_is_err(old));
 }
 
-static const struct mwin_owner *mwin_owner_of(const struct mwin_obj_class *cls,
-					      void *obj)
+/*
+ * Take @o's id back, published or only reserved: lookups no longer find
+ * it. The caller drops the id's reference, if it was published.
+ */
+void mwin_obj_unpublish(struct mwin_obj *o)
 {
-	return cls->owner_of ? cls->owner_of(obj) : NULL;
+	xa_erase(&o->type->xa, o->id);
+	mwin_obj_unlist(o);
+}
+
+static void mwin_obj_release(struct kref *kref)
+{
+	struct mwin_obj *o = container_of(kref, struct mwin_obj, kref);
+	struct mwin_file *f = o->owner.file;
+
+	mwin_obj_unlist(o);
+	o->type->release(o);	/* @o is freed after a grace period */
+	if (f)
+		mwin_file_put(f);
+}
+
+void mwin_obj_put(struct mwin_obj *o)
+{
+	kref_put(&o->kref, mwin_obj_release);
 }
 
 /**
- * mwin_find_get() - find an object the caller may see, referenced
- * @cls: its class
+ * mwin_obj_find() - find an object the caller may see, referenced
+ * @type: its kind
  * @id: the id; with @next, out: the id found
  * @next: the first object after *@id instead
  * @c: the caller
  *
- * Objects are freed after an RCU grace period, so one seen under
- * rcu_read_lock() may be tried with kref_get_unless_zero(); one whose
- * count already dropped to zero is on its way out and is skipped, as is
- * one of another user.
+ * One whose count already dropped to zero is on its way out and is
+ * skipped, as is one of another user.
  *
  * Return: the object, or NULL.
  */
-void *mwin_find_get(const struct mwin_obj_class *cls, u32 *id, bool next,
-		    const struct mwin_caller *c)
+struct mwin_obj *mwin_obj_find(struct mwin_obj_type *type, u32 *id,
+			       bool next, const struct mwin_caller *c)
 {
 	unsigned long index = *id;
-	void *obj;
+	struct mwin_obj *o;
 
 	rcu_read_lock();
 	for (;;) {
 		if (next)
-			obj = xa_find_after(cls->xa, &index, U32_MAX,
-					    XA_PRESENT);
+			o = xa_find_after(&type->xa, &index, U32_MAX,
+					  XA_PRESENT);
 		else
-			obj = xa_load(cls->xa, index);
-		if (!obj || (mwin_may_use(mwin_owner_of(cls, obj), c) &&
-			     kref_get_unless_zero(cls->kref_of(obj))))
+			o = xa_load(&type->xa, index);
+		if (!o || (mwin_obj_visible(o, c) &&
+			   kref_get_unless_zero(&o->kref)))
 			break;
 		if (!next) {
-			obj = NULL;
+			o = NULL;
 			break;
 		}
 	}
 	rcu_read_unlock();
-	if (obj)
+	if (o)
 		*id = index;
-	return obj;
+	return o;
 }
 
-/* How many published objects of @cls the caller may see. */
-u32 mwin_count(const struct mwin_obj_class *cls, const struct mwin_caller *c)
+/* How many published objects of @type the caller may see. */
+u32 mwin_obj_count(struct mwin_obj_type *type, const struct mwin_caller *c)
 {
+	struct mwin_obj *o;
 	unsigned long id;
-	void *obj;
 	u32 n = 0;
 
 	rcu_read_lock();
-	xa_for_each(cls->xa, id, obj)
-		n += mwin_may_use(mwin_owner_of(cls, obj), c);
+	xa_for_each(&type->xa, id, o)
+		n += mwin_obj_visible(o, c);
 	rcu_read_unlock();
 	return n;
+}
+
+/* Unload: destroy every object of @type. */
+void mwin_obj_destroy_all(struct mwin_obj_type *type)
+{
+	struct mwin_obj *o;
+	u32 id = 0;
+
+	while ((o = mwin_obj_find(type, &id, true, &mwin_module_caller))) {
+		type->destroy(o);
+		mwin_obj_put(o);
+	}
+}
+
+bool mwin_obj_any(struct mwin_obj_type *type)
+{
+	return !xa_empty(&type->xa);
 }

@@ -19,8 +19,6 @@
 
 #include "mwin.h"
 
-static u32 peer_next_id;
-
 /* window operations, messages, one keepalive, the kicks and the drain */
 #define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1 + \
 			 MWIN_KICK_DEPTH + 1)
@@ -28,33 +26,34 @@ static u32 peer_next_id;
 
 static struct rdma_cm_id *mwin_listen_id;
 
-static struct kref *peer_kref(void *obj)
+static struct mwin_peer *to_peer(struct mwin_obj *o)
 {
-	return &((struct mwin_peer *)obj)->kref;
+	return o ? container_of(o, struct mwin_peer, obj) : NULL;
 }
-
-/* Peers are the host's: any caller sees them all. */
-static const struct mwin_obj_class peer_class = {
-	.xa = &mwin_peers,
-	.kref_of = peer_kref,
-};
 
 struct mwin_peer *peer_get(u32 id)
 {
-	return mwin_find_get(&peer_class, &id, false, &mwin_module_caller);
+	return to_peer(mwin_obj_find(&mwin_peer_type, &id, false,
+				     &mwin_module_caller));
 }
 
-static void peer_release(struct kref *kref)
+static void peer_release(struct mwin_obj *o)
 {
-	struct mwin_peer *p = container_of(kref, struct mwin_peer, kref);
+	struct mwin_peer *p = to_peer(o);
 
 	mwin_dev_put(p->dev);
-	kfree_rcu(p, rcu);
+	kfree_rcu(p, obj.rcu);
 }
+
+/* Peers are the host's: any caller sees them all. Remote hosts make them. */
+struct mwin_obj_type mwin_peer_type = {
+	.xa = XARRAY_INIT(mwin_peer_type.xa, XA_FLAGS_ALLOC1),
+	.release = peer_release,
+};
 
 void peer_put(struct mwin_peer *p)
 {
-	kref_put(&p->kref, peer_release);
+	mwin_obj_put(&p->obj);
 }
 
 static const char *const peer_down_why[] = {
@@ -131,10 +130,10 @@ void peer_cut_off(struct mwin_peer *p)
 		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
 		if (ret)
 			pr_err_ratelimited("mwin: peer %u: cannot move its QP to error: %d\n",
-					   p->id, ret);
+					   p->obj.id, ret);
 		else
 			pr_info_ratelimited("mwin: peer %u cut off: a revoke or registration did not complete in time\n",
-					    p->id);
+					    p->obj.id);
 	}
 	peer_kill(p, MWIN_DOWN_CUT_OFF);
 }
@@ -233,7 +232,7 @@ static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
-					    p->id, ib_wc_status_msg(wc->status));
+					    p->obj.id, ib_wc_status_msg(wc->status));
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 	}
 }
@@ -335,8 +334,8 @@ static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer,
 			    const struct mwin_window *w, u32 rkey,
 			    enum mwin_wire_reason reason)
 {
-	mwin_event(MWIN_EVENT_REVOKE, &w->owner, w->id, peer, rkey, reason);
-	peer_msg_init(m, MWIN_WIRE_REVOKE, w->id, rkey);
+	mwin_event(MWIN_EVENT_REVOKE, &w->obj, w->obj.id, peer, rkey, reason);
+	peer_msg_init(m, MWIN_WIRE_REVOKE, w->obj.id, rkey);
 	m->access = cpu_to_le16(reason);
 }
 
@@ -352,13 +351,13 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 
 	if (replaced) {
 		peer_note_revoked(p, *replaced);
-		peer_msg_revoke(&m[0], p->id, w, *replaced,
+		peer_msg_revoke(&m[0], p->obj.id, w, *replaced,
 				MWIN_REVOKE_REBIND);
 	}
-	mwin_event(MWIN_EVENT_GRANT, &w->owner, w->id, p->id, w->rkey, 0);
+	mwin_event(MWIN_EVENT_GRANT, &w->obj, w->obj.id, p->obj.id, w->rkey, 0);
 	if (w->flags & MWIN_WINDOW_QUIET)
 		return;
-	peer_msg_init(grant, MWIN_WIRE_GRANT, w->id, w->rkey);
+	peer_msg_init(grant, MWIN_WIRE_GRANT, w->obj.id, w->rkey);
 	grant->access = cpu_to_le16(w->access);
 	grant->iova = cpu_to_le64(window_offset(w));
 	grant->length = cpu_to_le64(window_length(w));
@@ -374,7 +373,7 @@ void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 	if (!w->granted)
 		return;
 	peer_note_revoked(p, rkey);
-	peer_msg_revoke(&m, p->id, w, rkey, reason);
+	peer_msg_revoke(&m, p->obj.id, w, rkey, reason);
 	if (!(w->flags & MWIN_WINDOW_QUIET))
 		peer_queue_msgs(p, &m, 1);
 }
@@ -509,7 +508,7 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: receive failed: %s\n",
-					    p->id, ib_wc_status_msg(wc->status));
+					    p->obj.id, ib_wc_status_msg(wc->status));
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
@@ -674,7 +673,7 @@ static void peer_teardown(struct work_struct *work)
 	set_bit(MWIN_PEER_DRAINED, &p->flags);
 	peer_unbind_windows(p);
 
-	xa_erase(&mwin_peers, p->id);
+	mwin_obj_unpublish(&p->obj);
 	spin_lock(&dev->lock);
 	list_del(&p->dev_node);
 	dev->nr_peers--;
@@ -683,8 +682,8 @@ static void peer_teardown(struct work_struct *work)
 	peer_destroy_qp(p);
 	rdma_destroy_id(p->cm_id);
 	atomic_dec(&mwin_nr_peers);
-	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->id, 0, 0);
-	pr_info_ratelimited("mwin: peer %u down: %s\n", p->id,
+	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->obj.id, 0, 0);
+	pr_info_ratelimited("mwin: peer %u down: %s\n", p->obj.id,
 			    peer_down_why[p->down_reason]);
 	complete_all(&p->torn_down);
 	peer_put(p);
@@ -719,7 +718,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return NULL;
-	kref_init(&p->kref);
+	mwin_obj_init(&p->obj, &mwin_peer_type, NULL, false);
 	spin_lock_init(&p->lock);
 	spin_lock_init(&p->send_lock);
 	init_waitqueue_head(&p->send_wait);
@@ -759,7 +758,7 @@ static int peer_accept_conn(struct mwin_peer *p,
 	struct mwin_wire_accept acc = {
 		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
 		.version = MWIN_WIRE_VERSION,
-		.peer = cpu_to_le32(p->id),
+		.peer = cpu_to_le32(p->obj.id),
 	};
 	struct rdma_conn_param param = {
 		.private_data = &acc,
@@ -803,7 +802,7 @@ static void peer_publish(struct mwin_peer *p)
 	list_add_tail(&p->dev_node, &dev->peers);
 	dev->nr_peers++;
 	spin_unlock(&dev->lock);
-	mwin_publish_id(&mwin_peers, p->id, p);
+	mwin_obj_publish(&p->obj);
 }
 
 /*
@@ -819,7 +818,6 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 {
 	struct mwin_dev *dev;
 	struct mwin_peer *p;
-	u32 pid;
 	int ret;
 
 	lockdep_assert_held(&mwin_devs_lock);
@@ -831,10 +829,9 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 		return -ENOMEM;
 
 	/* Reserve the id: the accept tells it, lookups see it only later. */
-	ret = mwin_alloc_id(&mwin_peers, &pid, NULL, &peer_next_id);
+	ret = mwin_obj_reserve_id(&p->obj);
 	if (ret)
 		goto err_free;
-	p->id = pid;
 	ret = peer_create_qp(p);
 	if (ret)
 		goto err_destroy;
@@ -849,7 +846,7 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);
 	peer_publish(p);
 	complete(&p->set_up);
-	pr_debug("mwin: peer %u from %pISpc on %s\n", p->id, &p->addr,
+	pr_debug("mwin: peer %u from %pISpc on %s\n", p->obj.id, &p->addr,
 		 p->dev_name);
 	return 0;
 
@@ -872,7 +869,7 @@ err_free:
 static void peer_undo_setup(struct mwin_peer *p)
 {
 	peer_destroy_qp(p);
-	xa_erase(&mwin_peers, p->id);
+	mwin_obj_unpublish(&p->obj);
 	peer_free(p);
 }
 
@@ -939,7 +936,7 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		spin_unlock(&p->lock);
 		if (up)
-			mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->id, 0, 0);
+			mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -1009,8 +1006,8 @@ int peer_fill_info(struct mwin_peer_info *info)
 {
 	struct mwin_peer *p;
 
-	p = mwin_find_get(&peer_class, &info->id, info->flags & MWIN_GET_NEXT,
-			  &mwin_module_caller);
+	p = to_peer(mwin_obj_find(&mwin_peer_type, &info->id,
+				  info->flags & MWIN_GET_NEXT, &mwin_module_caller));
 	if (!p)
 		return -ENOENT;
 	spin_lock(&p->lock);

@@ -15,32 +15,19 @@
 #include "compat.h"
 #include "mwin.h"
 
-static u32 region_next_id;
-
 #define RANGE_START(r) ((r)->start)
 #define RANGE_LAST(r) ((r)->last)
 INTERVAL_TREE_DEFINE(struct mwin_range, rb, u64, subtree_last, RANGE_START,
 		     RANGE_LAST, static inline, range_tree)
 
-static struct kref *region_kref(void *obj)
+static struct mwin_region *to_region(struct mwin_obj *o)
 {
-	return &((struct mwin_region *)obj)->kref;
+	return o ? container_of(o, struct mwin_region, obj) : NULL;
 }
-
-static const struct mwin_owner *region_owner(void *obj)
-{
-	return &((struct mwin_region *)obj)->owner;
-}
-
-static const struct mwin_obj_class region_class = {
-	.xa = &mwin_regions,
-	.kref_of = region_kref,
-	.owner_of = region_owner,
-};
 
 struct mwin_region *region_get(u32 id, const struct mwin_caller *c)
 {
-	return mwin_find_get(&region_class, &id, false, c);
+	return to_region(mwin_obj_find(&mwin_region_type, &id, false, c));
 }
 
 /* Up to a million pages: may sleep. */
@@ -94,20 +81,20 @@ static void region_unaccount(struct mwin_region *r)
 	free_uid(r->user);
 }
 
-static void region_release(struct kref *kref)
+static void region_release(struct mwin_obj *o)
 {
-	struct mwin_region *r = container_of(kref, struct mwin_region, kref);
+	struct mwin_region *r = to_region(o);
 
 	WARN_ON(!list_empty(&r->maps));
 	region_free_pages(r);
 	region_unaccount(r);
 	atomic64_sub(r->length, &mwin_region_bytes);
-	kfree_rcu(r, rcu);
+	kfree_rcu(r, obj.rcu);
 }
 
 void region_put(struct mwin_region *r)
 {
-	kref_put(&r->kref, region_release);
+	mwin_obj_put(&r->obj);
 }
 
 /*
@@ -176,25 +163,16 @@ static bool region_charge(u64 bytes)
 	return false;
 }
 
-static void region_finalize(void *obj)
+static void region_finalize(struct mwin_obj *o)
 {
-	struct mwin_region *r = obj;
-
-	mwin_publish_id(&mwin_regions, r->id, r);
+	mwin_obj_publish(o);
 }
 
-static void region_abort(void *obj)
+static void region_abort(struct mwin_obj *o)
 {
-	struct mwin_region *r = obj;
-
-	xa_erase(&mwin_regions, r->id);
-	region_put(r);
+	mwin_obj_unpublish(o);
+	mwin_obj_put(o);
 }
-
-static const struct mwin_obj_ops region_create_ops = {
-	.finalize = region_finalize,
-	.abort = region_abort,
-};
 
 /*
  * The region is whole when its id is reserved, and visible once the caller
@@ -205,7 +183,6 @@ int region_create(struct mwin_ucmd *ucmd)
 	struct mwin_region_create *arg = ucmd->cmd;
 	struct mwin_file *f = ucmd->f;
 	struct mwin_region *r;
-	u32 id;
 	int ret;
 
 	if (!arg->length || arg->length > MWIN_REGION_MAX_BYTES)
@@ -214,18 +191,18 @@ int region_create(struct mwin_ucmd *ucmd)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	kref_init(&r->kref);
 	mutex_init(&r->lock);
 	INIT_LIST_HEAD(&r->maps);
 	r->windows = RB_ROOT_CACHED;
 	r->length = PAGE_ALIGN(arg->length);
 	r->npages = r->length >> PAGE_SHIFT;
 	r->flags = arg->flags;
-	mwin_owner_init(&r->owner, f, arg->flags & MWIN_CREATE_FD_OWNED);
 	if (!region_charge(r->length)) {
 		kfree(r);
 		return -ENOSPC;
 	}
+	mwin_obj_init(&r->obj, &mwin_region_type, f,
+		      arg->flags & MWIN_CREATE_FD_OWNED);
 	ret = region_account(r, f->cred);
 	if (ret)
 		goto err;
@@ -233,14 +210,12 @@ int region_create(struct mwin_ucmd *ucmd)
 	ret = region_alloc_pages(r);
 	if (ret)
 		goto err;
-	ret = mwin_alloc_id(&mwin_regions, &id, NULL, &region_next_id);
+	ret = mwin_obj_reserve_id(&r->obj);
 	if (ret)
 		goto err;
-	r->id = id;
-	arg->id = id;
-	arg->mmap_offset = (u64)id << MWIN_MMAP_SHIFT;
-	ucmd->obj = r;
-	ucmd->ops = &region_create_ops;
+	arg->id = r->obj.id;
+	arg->mmap_offset = (u64)r->obj.id << MWIN_MMAP_SHIFT;
+	ucmd->obj = &r->obj;
 	return 0;
 
 err:
@@ -375,15 +350,21 @@ void region_unmap_dev_all(struct mwin_dev *dev)
 {
 	struct mwin_region_map *map;
 	struct mwin_region *r;
-	unsigned long id;
+	u32 id = 0;
 
+	/*
+	 * A region leaves its id under mwin_devs_lock (region_destroy()), so
+	 * none of those found here is put for the last time.
+	 */
 	lockdep_assert_held(&mwin_devs_lock);
-	xa_for_each(&mwin_regions, id, r) {
+	while ((r = to_region(mwin_obj_find(&mwin_region_type, &id, true,
+					    &mwin_module_caller)))) {
 		mutex_lock(&r->lock);
 		map = region_find_map(r, dev);
 		if (map)
 			region_unmap(r, map);
 		mutex_unlock(&r->lock);
+		region_put(r);
 	}
 }
 
@@ -526,22 +507,18 @@ static struct mwin_window *region_any_window(struct mwin_region *r)
 	range = range_tree_iter_first(&r->windows, 0, U64_MAX);
 	if (range) {
 		w = range->window;
-		kref_get(&w->kref);
+		mwin_obj_get(&w->obj);
 	}
 	mutex_unlock(&r->lock);
 	return w;
 }
 
-int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
+/* Destroy @r, which the caller holds; with FORCE, its windows first. */
+static int region_destroy_obj(struct mwin_region *r, u32 flags)
 {
 	struct mwin_region_map *map, *tmp;
 	struct mwin_window *w;
-	struct mwin_region *r;
 	int ret = 0;
-
-	r = region_get(id, c);
-	if (!r)
-		return -ENOENT;
 
 	mutex_lock(&r->lock);
 	if (r->dead)
@@ -550,7 +527,6 @@ int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
 		ret = -EBUSY;
 	if (ret) {
 		mutex_unlock(&r->lock);
-		region_put(r);
 		return ret;
 	}
 	r->dead = true;
@@ -567,7 +543,7 @@ int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
 	}
 
 	mutex_lock(&mwin_devs_lock);
-	xa_erase(&mwin_regions, r->id);
+	mwin_obj_unpublish(&r->obj);
 	mutex_lock(&r->lock);
 	list_for_each_entry_safe(map, tmp, &r->maps, node)
 		region_unmap(r, map);
@@ -575,8 +551,19 @@ int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
 	mutex_unlock(&mwin_devs_lock);
 
 	region_put(r);	/* the id's reference */
-	region_put(r);
 	return 0;
+}
+
+int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
+{
+	struct mwin_region *r = region_get(id, c);
+	int ret;
+
+	if (!r)
+		return -ENOENT;
+	ret = region_destroy_obj(r, flags);
+	region_put(r);
+	return ret;
 }
 
 int region_get_info(struct mwin_region_info *info,
@@ -584,15 +571,15 @@ int region_get_info(struct mwin_region_info *info,
 {
 	struct mwin_region *r;
 
-	r = mwin_find_get(&region_class, &info->id,
-			  info->flags & MWIN_GET_NEXT, c);
+	r = to_region(mwin_obj_find(&mwin_region_type, &info->id,
+				    info->flags & MWIN_GET_NEXT, c));
 	if (!r)
 		return -ENOENT;
 	mutex_lock(&r->lock);
 	info->nr_windows = r->nr_windows;
 	mutex_unlock(&r->lock);
 	info->length = r->length;
-	info->mmap_offset = (u64)r->id << MWIN_MMAP_SHIFT;
+	info->mmap_offset = (u64)r->obj.id << MWIN_MMAP_SHIFT;
 	info->rflags = r->flags;
 	region_put(r);
 	return 0;
@@ -610,10 +597,11 @@ u32 region_count(const struct mwin_caller *c, u64 *bytes)
 
 	if (c->admin) {
 		*bytes = atomic64_read(&mwin_region_bytes);
-		return mwin_count(&region_class, c);
+		return mwin_obj_count(&mwin_region_type, c);
 	}
 	*bytes = 0;
-	while ((r = mwin_find_get(&region_class, &id, true, c))) {
+	while ((r = to_region(mwin_obj_find(&mwin_region_type, &id, true,
+					    c)))) {
 		n++;
 		*bytes += r->length;
 		region_put(r);
@@ -621,29 +609,26 @@ u32 region_count(const struct mwin_caller *c, u64 *bytes)
 	return n;
 }
 
-/*
- * Another file may destroy and free any region meanwhile: each is looked
- * at only while referenced.
- */
-void region_release_owned(struct mwin_file *f)
+/* Unload, or the release of the file that owns @o. */
+static void region_destroy_owned(struct mwin_obj *o)
 {
-	struct mwin_region *r;
-	u32 id = 0;
-
-	while ((r = mwin_find_get(&region_class, &id, true,
-				  &mwin_module_caller))) {
-		if (r->owner.file == f)
-			region_destroy(id, MWIN_REGION_DESTROY_FORCE,
-				       &mwin_module_caller);
-		region_put(r);
-	}
+	region_destroy_obj(to_region(o), MWIN_REGION_DESTROY_FORCE);
 }
+
+struct mwin_obj_type mwin_region_type = {
+	.xa = XARRAY_INIT(mwin_region_type.xa, XA_FLAGS_ALLOC1),
+	.owned = true,
+	.release = region_release,
+	.finalize = region_finalize,
+	.abort = region_abort,
+	.destroy = region_destroy_owned,
+};
 
 static void region_vm_open(struct vm_area_struct *vma)
 {
 	struct mwin_region *r = vma->vm_private_data;
 
-	kref_get(&r->kref);
+	mwin_obj_get(&r->obj);
 }
 
 static void region_vm_close(struct vm_area_struct *vma)

@@ -100,7 +100,7 @@ void verbs_free_mr(struct mwin_window *w)
 	/* Nothing to do but say so: the device keeps the MR. */
 	if (ib_dereg_mr(w->mr))
 		pr_err_ratelimited("mwin: window %u: the device refused to deregister its MR\n",
-				   w->id);
+				   w->obj.id);
 	w->mr = NULL;
 	w->mr_pages = 0;
 }
@@ -221,7 +221,7 @@ int verbs_status_errno(struct mwin_window *w, int status)
 		return -ENOTCONN;
 	default:
 		pr_warn_ratelimited("mwin: window %u: registration or invalidation failed: %s\n",
-				    w->id, ib_wc_status_msg(status));
+				    w->obj.id, ib_wc_status_msg(status));
 		return -EIO;
 	}
 }

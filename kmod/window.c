@@ -22,8 +22,6 @@
 
 #include "mwin.h"
 
-static u32 window_next_id;
-
 static DECLARE_WAIT_QUEUE_HEAD(window_batch_wait);
 
 /*
@@ -67,47 +65,37 @@ void window_unbatch(struct mwin_window *w)
 	wake_up_all(&window_batch_wait);
 }
 
-static struct kref *window_kref(void *obj)
+static struct mwin_window *to_window(struct mwin_obj *o)
 {
-	return &((struct mwin_window *)obj)->kref;
+	return o ? container_of(o, struct mwin_window, obj) : NULL;
 }
-
-static const struct mwin_owner *window_owner(void *obj)
-{
-	return &((struct mwin_window *)obj)->owner;
-}
-
-static const struct mwin_obj_class window_class = {
-	.xa = &mwin_windows,
-	.kref_of = window_kref,
-	.owner_of = window_owner,
-};
 
 struct mwin_window *window_get(u32 id, const struct mwin_caller *c)
 {
-	return mwin_find_get(&window_class, &id, false, c);
+	return to_window(mwin_obj_find(&mwin_window_type, &id, false, c));
 }
 
 u32 window_count(const struct mwin_caller *c)
 {
 	return c->admin ? atomic_read(&mwin_nr_windows) :
-			  mwin_count(&window_class, c);
+			  mwin_obj_count(&mwin_window_type, c);
 }
 
-static void window_release(struct kref *kref)
+static void window_release(struct mwin_obj *o)
 {
-	struct mwin_window *w = container_of(kref, struct mwin_window, kref);
+	struct mwin_window *w = to_window(o);
 
 	WARN_ON(w->mr || w->peer);
 	kvfree(w->sgl);
 	region_put(w->region);
 	atomic_dec(&mwin_nr_windows);
-	kfree_rcu(w, rcu);
+	mwin_share_give_back(w->obj.owner.uid);
+	kfree_rcu(w, obj.rcu);
 }
 
 void window_put(struct mwin_window *w)
 {
-	kref_put(&w->kref, window_release);
+	mwin_obj_put(&w->obj);
 }
 
 /* Pages of 2^@shift bytes that [@offset, @offset + @length) touches. */
@@ -179,8 +167,8 @@ static int window_attach(struct mwin_window *w, struct mwin_peer *p)
 	if (p->state == MWIN_PEER_CLOSING) {
 		ret = -ENOTCONN;
 	} else {
-		kref_get(&p->kref);
-		kref_get(&w->kref);
+		mwin_obj_get(&p->obj);
+		mwin_obj_get(&w->obj);
 		list_add_tail(&w->peer_node, &p->windows);
 		p->nr_windows++;
 		w->peer = p;
@@ -225,7 +213,7 @@ static void window_detach(struct mwin_window *w)
 	w->state = MWIN_WINDOW_UNBOUND;
 	peer_put(p);
 	if (listed)
-		kref_put(&w->kref, window_release);	/* never the last */
+		window_put(w);		/* the list's; never the last */
 }
 
 /**
@@ -258,8 +246,8 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
 	if (was_bound && w->granted)
-		mwin_event(MWIN_EVENT_REVOKE, &w->owner, w->id, w->peer->id,
-			   w->rkey, MWIN_REVOKE_ERROR);
+		mwin_event(MWIN_EVENT_REVOKE, &w->obj, w->obj.id,
+			   w->peer->obj.id, w->rkey, MWIN_REVOKE_ERROR);
 	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
@@ -308,7 +296,7 @@ static int window_wait_old_peer(struct mwin_window *w)
 
 	if (!p || window_mr_releasable(w))
 		return 0;
-	kref_get(&p->kref);
+	mwin_obj_get(&p->obj);
 	mutex_unlock(&w->lock);
 	ret = peer_wait_torn_down(p);
 	peer_put(p);
@@ -401,27 +389,37 @@ err_detach:
 static void window_fill_result(struct mwin_window *w,
 			       struct mwin_window_bind *arg)
 {
-	arg->id = w->id;
+	arg->id = w->obj.id;
 	arg->rkey = w->rkey;
 	arg->iova = window_offset(w);
 }
 
+/* A new window of the caller's, within the module's limit and its share. */
 static struct mwin_window *
-window_alloc(struct mwin_file *f, struct mwin_region *r,
+window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 	     const struct mwin_window_bind *arg)
 {
 	struct mwin_window *w;
+	int ret;
 
 	if (atomic_inc_return(&mwin_nr_windows) > READ_ONCE(mwin_max_windows)) {
 		atomic_dec(&mwin_nr_windows);
 		return ERR_PTR(-ENOSPC);
 	}
+	ret = mwin_share_take(ucmd->c.uid, ucmd->c.admin);
+	if (ret) {
+		atomic_dec(&mwin_nr_windows);
+		return ERR_PTR(ret);
+	}
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w) {
+		mwin_share_give_back(ucmd->c.uid);
 		atomic_dec(&mwin_nr_windows);
 		return ERR_PTR(-ENOMEM);
 	}
-	kref_init(&w->kref);
+	/* the owner is ucmd->c.uid: the file's opener */
+	mwin_obj_init(&w->obj, &mwin_window_type, ucmd->f,
+		      arg->flags & MWIN_CREATE_FD_OWNED);
 	mutex_init(&w->lock);
 	INIT_LIST_HEAD(&w->peer_node);
 	verbs_init_window(w);
@@ -432,7 +430,6 @@ window_alloc(struct mwin_file *f, struct mwin_region *r,
 	w->flags = arg->flags;
 	w->range.start = arg->offset;
 	w->range.last = arg->offset + arg->length - 1;
-	mwin_owner_init(&w->owner, f, arg->flags & MWIN_CREATE_FD_OWNED);
 	return w;
 }
 
@@ -440,13 +437,13 @@ window_alloc(struct mwin_file *f, struct mwin_region *r,
 static int window_destroy_locked(struct mwin_window *w);
 
 /* The caller has the new window's id: publish it and tell its peer. */
-static void window_finalize(void *obj)
+static void window_finalize(struct mwin_obj *o)
 {
-	struct mwin_window *w = obj;
+	struct mwin_window *w = to_window(o);
 
 	window_lock(w);
 	if (!w->dead) {
-		mwin_publish_id(&mwin_windows, w->id, w);
+		mwin_obj_publish(o);
 		w->granted = true;
 		if (w->state == MWIN_WINDOW_BOUND)
 			peer_send_grant(w->peer, w, NULL);
@@ -456,19 +453,14 @@ static void window_finalize(void *obj)
 }
 
 /* The caller never learnt of the window: destroy it; nobody is told. */
-static void window_abort(void *obj)
+static void window_abort(struct mwin_obj *o)
 {
-	struct mwin_window *w = obj;
+	struct mwin_window *w = to_window(o);
 
 	window_lock(w);
 	window_destroy_locked(w);
 	window_put(w);		/* the call's reference */
 }
-
-static const struct mwin_obj_ops window_create_ops = {
-	.finalize = window_finalize,
-	.abort = window_abort,
-};
 
 /*
  * Create and bind a window. Its id is reserved meanwhile; the window is
@@ -478,7 +470,6 @@ static const struct mwin_obj_ops window_create_ops = {
 int window_create(struct mwin_ucmd *ucmd)
 {
 	struct mwin_window_bind *arg = ucmd->cmd;
-	struct mwin_file *f = ucmd->f;
 	struct mwin_region *r;
 	struct mwin_window *w;
 	struct mwin_peer *p;
@@ -498,13 +489,13 @@ int window_create(struct mwin_ucmd *ucmd)
 	      window_check_dev(p->dev, r, arg);
 	if (ret)
 		goto err_put;
-	w = window_alloc(f, r, arg);
+	w = window_alloc(ucmd, r, arg);
 	if (IS_ERR(w)) {
 		ret = PTR_ERR(w);
 		goto err_put;
 	}
 	/* Reserved: the id is the window's, lookups see it only when bound. */
-	ret = mwin_alloc_id(&mwin_windows, &w->id, NULL, &window_next_id);
+	ret = mwin_obj_reserve_id(&w->obj);
 	if (ret)
 		goto err_free;
 
@@ -528,16 +519,15 @@ int window_create(struct mwin_ucmd *ucmd)
 		goto err_id;
 	}
 	/* The id will hold the initial reference, the call one more. */
-	kref_get(&w->kref);
-	ucmd->obj = w;
-	ucmd->ops = &window_create_ops;
+	mwin_obj_get(&w->obj);
+	ucmd->obj = &w->obj;
 	window_fill_result(w, arg);
 	mutex_unlock(&w->lock);
 	peer_put(p);
 	return 0;
 
 err_id:
-	xa_erase(&mwin_windows, w->id);
+	mwin_obj_unpublish(&w->obj);
 err_free:
 	window_put(w);
 	peer_put(p);
@@ -615,7 +605,7 @@ relock:
 			ret = -ENOTCONN;
 			goto out;
 		}
-		kref_get(&p->kref);
+		mwin_obj_get(&p->obj);
 	}
 	if (READ_ONCE(p->state) == MWIN_PEER_CLOSING)
 		ret = -ENOTCONN;
@@ -660,7 +650,7 @@ static int window_destroy_locked(struct mwin_window *w)
 		return -ENOENT;
 	}
 	w->dead = true;
-	xa_erase(&mwin_windows, w->id);
+	mwin_obj_unpublish(&w->obj);
 	window_unbind(w, MWIN_REVOKE_DESTROY);
 	mutex_unlock(&w->lock);
 	region_remove_range(w->region, &w->range);
@@ -702,13 +692,13 @@ int window_get_info(struct mwin_window_info *info,
 {
 	struct mwin_window *w;
 
-	w = mwin_find_get(&window_class, &info->id,
-			  info->flags & MWIN_GET_NEXT, c);
+	w = to_window(mwin_obj_find(&mwin_window_type, &info->id,
+				    info->flags & MWIN_GET_NEXT, c));
 	if (!w)
 		return -ENOENT;
 	mutex_lock(&w->lock);	/* a batch in flight shows its old state */
-	info->region = w->region->id;
-	info->peer = w->peer ? w->peer->id : 0;
+	info->region = w->region->obj.id;
+	info->peer = w->peer ? w->peer->obj.id : 0;
 	info->state = w->state;
 	info->access = w->access;
 	info->rkey = w->rkey;
@@ -731,7 +721,7 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
 
 	rcu_read_lock();
 	w = xa_load(&dev->mr_windows, rkey >> 8);
-	if (w && !kref_get_unless_zero(&w->kref))
+	if (w && !kref_get_unless_zero(&w->obj.kref))
 		w = NULL;
 	rcu_read_unlock();
 	return w;
@@ -752,16 +742,13 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
 	struct mwin_window *w = window_find_rkey(p->dev, rkey);
-	struct mwin_owner *wowner = NULL, o;
 	struct mwin_peer *owner = NULL;
 	bool hit = false;
 	u32 wid = 0;
 
 	if (w) {
-		o = w->owner;	/* the events about the window are its owner's */
-		wowner = &o;
 		window_lock(w);
-		wid = w->id;
+		wid = w->obj.id;
 		owner = w->peer;
 		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
 		if (hit) {
@@ -772,25 +759,28 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		if (hit && owner != p)
 			peer_send_revoke(owner, w, rkey, MWIN_REVOKE_REMOTE);
 		mutex_unlock(&w->lock);
-		window_put(w);
 	}
 
 	if (w && owner == p) {
 		if (hit) {
 			atomic64_inc(&p->remote_invalidations);
-			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, wowner, wid,
-				   p->id, rkey, 0);
+			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, &w->obj, wid,
+				   p->obj.id, rkey, 0);
 		}
-		return;
+		goto out;
 	}
 	if (!hit && peer_revoked(p, rkey))
-		return;
+		goto out;
 	atomic64_inc(&p->rejected_invalidations);
-	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, wowner, wid, p->id, rkey,
-		   0);
+	/* the events about a window are for those who may see it */
+	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, w ? &w->obj : NULL, wid,
+		   p->obj.id, rkey, 0);
 	pr_warn_ratelimited("mwin: peer %u invalidated rkey 0x%x, not its own: disconnecting it\n",
-			    p->id, rkey);
+			    p->obj.id, rkey);
 	peer_kill(p, MWIN_DOWN_HOSTILE);
+out:
+	if (w)
+		window_put(w);
 }
 
 #ifdef MWIN_BENCH
@@ -859,16 +849,17 @@ out:
 EXPORT_SYMBOL_GPL(mwin_bench_rebind);
 #endif
 
-/* Destroy the windows @f owns; each is looked at with a reference held. */
-void window_release_owned(struct mwin_file *f)
+/* Unload, or the release of the file that owns @o. */
+static void window_destroy_owned(struct mwin_obj *o)
 {
-	struct mwin_window *w;
-	u32 id = 0;
-
-	while ((w = mwin_find_get(&window_class, &id, true,
-				  &mwin_module_caller))) {
-		if (w->owner.file == f)
-			window_destroy_obj(w);
-		window_put(w);
-	}
+	window_destroy_obj(to_window(o));
 }
+
+struct mwin_obj_type mwin_window_type = {
+	.xa = XARRAY_INIT(mwin_window_type.xa, XA_FLAGS_ALLOC1),
+	.owned = true,
+	.release = window_release,
+	.finalize = window_finalize,
+	.abort = window_abort,
+	.destroy = window_destroy_owned,
+};

@@ -23,24 +23,10 @@
 
 #define NWIN 8
 
-static int set_param(const char *name, unsigned int val)
-{
-	char path[128];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = fprintf(f, "%u\n", val) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
-}
-
 static int set_delay(unsigned int point, unsigned int ms)
 {
-	return set_param("test_delay_ms", ms) ?:
-	       set_param("test_delay_point", point);
+	return test_set_param("test_delay_ms", ms) ?:
+	       test_set_param("test_delay_point", point);
 }
 
 FIXTURE(delays)
@@ -307,7 +293,7 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 	id = mwpeer_id(p);
 	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
-	ASSERT_EQ(0, set_param("op_timeout_ms", 1000));
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 6000));
 
 	t0 = test_now_ms();

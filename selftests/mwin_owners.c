@@ -309,6 +309,43 @@ TEST_F(owners, monitor_hears_only_its_users_windows)
 	close(mfd);
 }
 
+/* User A, with one window, makes more: max_windows is 8, its share 4. */
+static int windows_as_a(void *arg)
+{
+	struct objects *o = arg;
+	struct mwin_info before, after;
+	struct mwin_window_bind b;
+	int fd = mwin_open(), i;
+
+	CHILD_CHECK(fd >= 0);
+	for (i = 1; i < 4; i++) {
+		b = test_bind(o->region, o->peer, i * 4096, 4096,
+			      MWIN_ACCESS_READ, 0);
+		CHILD_CHECK(!mwin_window_create(fd, &b));
+	}
+	CHILD_CHECK(!mwin_info(fd, &before, NULL, 0));
+	b = test_bind(o->region, o->peer, 4 * 4096, 4096, MWIN_ACCESS_READ, 0);
+	CHILD_CHECK(mwin_window_create(fd, &b) == -ENOSPC);
+	CHILD_CHECK(!mwin_info(fd, &after, NULL, 0));
+	CHILD_CHECK(after.nr_windows == before.nr_windows);
+	close(fd);
+	return 0;
+}
+
+/* A user may hold half of max_windows; root, with CAP_SYS_ADMIN, more. */
+TEST_F(owners, a_user_holds_half_the_windows)
+{
+	unsigned long max = test_param("max_windows");
+	struct mwin_window_bind b;
+
+	ASSERT_EQ(0, test_set_param("max_windows", 8));
+	EXPECT_EQ(0, as_user(USER_A, windows_as_a, self->o));
+	b = test_bind(self->o->region, self->o->peer, 4 * 4096, 4096,
+		      MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_EQ(0, test_set_param("max_windows", max));
+}
+
 /* User A under RLIMIT_MEMLOCK of 1 MiB: what fits is charged, and comes back. */
 static int memlock_as_a(void *arg)
 {

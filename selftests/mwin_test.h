@@ -152,6 +152,21 @@ static inline unsigned long test_param(const char *name)
 	return val;
 }
 
+/* Set a module parameter; 0 or -errno. */
+static inline int test_set_param(const char *name, unsigned long val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%lu\n", val) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
 /* Poll until the module has torn a peer down (its id is gone). */
 static inline int test_wait_peer_gone(int fd, uint32_t id)
 {

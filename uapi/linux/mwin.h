@@ -266,7 +266,8 @@ struct mwin_destroy {
  * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone or
  * a rebind with peer 0 of a window that has none); EOPNOTSUPP (the device
  * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); ENOSPC
- * (window limit); EIO; ECONNABORTED (the operation did not complete in
+ * (window limit, or a caller without CAP_SYS_ADMIN whose user holds half
+ * of it already); EIO; ECONNABORTED (the operation did not complete in
  * time, the post failed or a registering caller was killed: the peer was
  * cut off, every rkey it held is dead); ETIMEDOUT (cut off, and the device
  * did not even flush: the window is broken); EAGAIN (a rebind of a window
