@@ -12,6 +12,11 @@
  *    random command numbers and random bytes. Region sizes stay small
  *    (the guest has 2 GiB, the module allows 4 GiB). mmap, munmap and
  *    monitor reads are mixed in.
+ *  - a stranger, a process of another user (STRANGER_UID, with /dev/mwin
+ *    opened to it for the test), fires the calls that name an object at
+ *    the ids of the pools, which are root's: each must fail with ENOENT
+ *    (EPERM for PEER_DISCONNECT), as if the object did not exist, and
+ *    leave it as it was.
  *  - NTRAFFIC peer threads each keep one mwpeer connected (reconnecting
  *    when a window vanished under an access), take its messages, and
  *    READ, WRITE and fetch-and-add through whatever is granted, within
@@ -34,6 +39,7 @@
 #include <stdarg.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "mwin_test.h"
@@ -44,6 +50,7 @@
 #define WPOOL		256
 #define MAX_REGION	(256 * 1024)
 #define DEFAULT_SECS	60
+#define STRANGER_UID	60003
 
 enum {
 	OP_REGION_CREATE, OP_REGION_DESTROY, OP_REGION_GET, OP_MMAP,
@@ -83,6 +90,9 @@ struct shared {
 	unsigned long traffic_ok, traffic_fail, reconnects, probes;
 	unsigned long violations;
 	char first[256];
+	/* the stranger's, a process of its own: no lock */
+	unsigned long stranger_calls, stranger_bad;
+	char stranger_first[256];
 	pthread_mutex_t lock;
 };
 
@@ -777,6 +787,83 @@ static void meminfo(char *out, size_t len)
 	fclose(f);
 }
 
+/* ---------------------------------------------------------- stranger */
+
+/* One call of the stranger's at root's object @id: what it must get. */
+static int stranger_call(struct fuzzer *f, int fd, uint32_t id, int *want)
+{
+	struct mwin_window_bind b = test_bind(0, 0, 0, 4096, MWIN_ACCESS_READ,
+					      0);
+	struct mwin_region_info ri;
+	struct mwin_window_info wi;
+	void *mem;
+
+	*want = -ENOENT;
+	b.id = id;
+	switch (rnd(f, 8)) {
+	case 0:
+		return mwin_region_get(fd, id, 0, &ri);
+	case 1:
+		return mwin_region_destroy(fd, id, MWIN_REGION_DESTROY_FORCE);
+	case 2:
+		mem = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			   (off_t)id << 32);
+		if (mem != MAP_FAILED)
+			munmap(mem, 4096);
+		return mem == MAP_FAILED ? -errno : 0;
+	case 3:
+		return mwin_window_get(fd, id, 0, &wi);
+	case 4:
+		return mwin_window_rebind(fd, &b);
+	case 5:
+		return mwin_window_invalidate(fd, id);
+	case 6:
+		return mwin_window_destroy(fd, id);
+	default:
+		*want = -EPERM;
+		return mwin_peer_disconnect(fd, id);
+	}
+}
+
+/* The stranger, in a process of its own as STRANGER_UID, until the end. */
+static int stranger(void)
+{
+	struct fuzzer f = { .seed = (unsigned int)time(NULL) * 7 };
+	gid_t gid = STRANGER_UID;
+	uint64_t len;
+	uint32_t id;
+	int fd, ret, want;
+
+	if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
+	    setresuid(STRANGER_UID, STRANGER_UID, STRANGER_UID))
+		return 1;
+	fd = mwin_open();
+	if (fd < 0)
+		return 2;
+	while (!LOAD(sh->stop) && test_now_s() < sh->deadline) {
+		switch (rnd(&f, 3)) {
+		case 0:
+			id = pick_region(&f, &len);
+			break;
+		case 1:
+			id = pick_window(&f);
+			break;
+		default:
+			id = pick_peer(&f);
+			break;
+		}
+		if (!id)
+			continue;
+		ret = stranger_call(&f, fd, id, &want);
+		sh->stranger_calls++;
+		if (ret != want && !sh->stranger_bad++)
+			snprintf(sh->stranger_first, sizeof(sh->stranger_first),
+				 "id %u: %d, not %d", id, ret, want);
+	}
+	close(fd);
+	return 0;
+}
+
 FIXTURE(fuzz)
 {
 	int fd;
@@ -814,7 +901,9 @@ TEST_F_TIMEOUT(fuzz, random_ioctls, DEFAULT_SECS + 120)
 	unsigned int nw = 0, nr = 0, np = 0, bad = 0;
 	uint64_t bytes = 0;
 	double secs = fuzz_seconds(), t0;
-	int i, j;
+	pid_t stranger_pid;
+	struct stat st;
+	int i, j, status;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -827,6 +916,13 @@ TEST_F_TIMEOUT(fuzz, random_ioctls, DEFAULT_SECS + 120)
 
 	t0 = test_now_s();
 	sh->deadline = t0 + secs;
+	/* before any thread or RDMA resource: a plain fork */
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	stranger_pid = fork();
+	if (stranger_pid == 0)
+		_exit(stranger());
+	ASSERT_LT(0, stranger_pid);
 	for (i = 0; i < NTRAFFIC; i++) {
 		tr[i] = (struct traffic){ .t = i, .fd = self->fd,
 			.access = !getenv("MWIN_FUZZ_TRAFFIC") ||
@@ -847,6 +943,15 @@ TEST_F_TIMEOUT(fuzz, random_ioctls, DEFAULT_SECS + 120)
 	for (i = 0; i < NFUZZ; i++)
 		pthread_join(ft[i], NULL);
 	STORE(sh->stop, 1);
+	ASSERT_EQ(stranger_pid, waitpid(stranger_pid, &status, 0));
+	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TH_LOG("stranger (uid %d): %lu calls at root's ids, %lu not refused",
+	       STRANGER_UID, sh->stranger_calls, sh->stranger_bad);
+	if (sh->stranger_bad)
+		TH_LOG("first: %s", sh->stranger_first);
+	EXPECT_LT(0, sh->stranger_calls);
+	EXPECT_EQ(0, sh->stranger_bad);
 	for (i = 0; i < NTRAFFIC; i++)
 		pthread_join(tt[i], NULL);
 	TH_LOG("%.1f s of fuzzing", test_now_s() - t0);
