@@ -6,15 +6,14 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 
-# The kernel tree to build against: the running kernel's, else the newest
-# Debian linux-headers-*-amd64 tree on this machine.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	  $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+# The kernel tree to build against: the running kernel's unless KDIR says
+# otherwise (never a guess: a module built for another kernel would be
+# installed where the running one does not look).
+KDIR ?= /lib/modules/$(shell uname -r)/build
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-CC ?= gcc
 TOOLS_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 		-I$(TOP)/uapi -I$(TOP)/tools/lib $(EXTRA_CFLAGS)
 # The kselftest harness is written for -Wall, as in the kernel tree.
@@ -25,16 +24,22 @@ RDMA_LIBS := -lrdmacm -libverbs
 # Guest kernel for the VM: what the Debian archive offers now.
 VM := $(TOP)/tools/testing/vm
 VM_KVER = $(shell cat $(BUILD)/vm/kver 2>/dev/null)
-VM_KDIR = /usr/src/linux-headers-$(VM_KVER)
+VM_KDIR = $(BUILD)/vm/k/$(VM_KVER)/usr/src/linux-headers-$(VM_KVER)
+# The other guest kernels (the newest Debian 12 kernel), each with its own
+# mwin.ko and mwin-test.ko in build/vm/k/KVER/.
+VM_KVERS_MORE = $(filter-out $(VM_KVER),$(shell cat $(BUILD)/vm/kvers 2>/dev/null))
+VM_KVDIR = $(BUILD)/vm/k/$(1)/usr/src/linux-headers-$(1)
 
 .PHONY: all modules tools selftests clean install uninstall check demo deps \
-	vm-modules help lint compat-check dkms-check man
+	vm-modules help lint compat-check dkms-check dkms-install man \
+	install-peer host-snapshot
 
 all: modules
 
 modules:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
-		{ echo "No kernel tree: install linux-headers-$$(uname -r) or set KDIR" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "No kernel tree at $(KDIR): install" \
+		"linux-headers-$$(uname -r), or set KDIR to the tree of the kernel" \
+		"the module is for" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) modules
 
 # ---- tools ---------------------------------------------------------------
@@ -92,10 +97,23 @@ vm-modules: deps
 	cp $(TOP)/mwin.ko $(BUILD)/vm/mwin.ko
 	bash $(TOP)/tools/testing/vm/build-copy.sh $(VM_KDIR) $(BUILD)/vm/test-src MWIN_TEST=1
 	cp $(BUILD)/vm/test-src/mwin.ko $(BUILD)/vm/mwin-test.ko
+	@set -e; for k in $(VM_KVERS_MORE); do \
+		d=$(BUILD)/vm/k/$$k; echo "mwin.ko for $$k"; \
+		bash $(VM)/build-copy.sh $(call VM_KVDIR,$$k) $$d/src; \
+		bash $(VM)/build-copy.sh $(call VM_KVDIR,$$k) $$d/test-src MWIN_TEST=1; \
+		cp $$d/src/mwin.ko $$d/mwin.ko; cp $$d/test-src/mwin.ko $$d/mwin-test.ko; \
+	done
 
 # The style gates and builds first, then the suite and the demo in the VM.
-check: lint compat-check dkms-check vm-modules selftests tools
+# host-snapshot comes first: the end of the run checks that nothing of it
+# (kernel images, /boot) changed.
+check: host-snapshot lint compat-check dkms-check vm-modules selftests tools
 	bash $(TOP)/selftests/run-vm.sh
+	bash $(VM)/host-unchanged.sh check $(BUILD)/host.before
+
+host-snapshot:
+	@mkdir -p $(BUILD)
+	bash $(VM)/host-unchanged.sh snapshot $(BUILD)/host.before
 
 # Window semantics side by side with rdma-core's Type 1 and 2 memory
 # windows on the same rxe device; prints the table (Documentation/conformance.rst).
@@ -139,27 +157,40 @@ lint: $(KSRC)/.stamp deps
 	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
 		--suppress=variableScope -I uapi -I tools/lib $(BENCH_SRCS)
 
-# The module must build against every kernel tree Debian gives us here.
+# The module must build against every guest kernel's tree (deps.sh unpacks
+# them) and every linux-headers tree installed here.
 compat-check: deps
-	@for k in $(sort $(wildcard /usr/src/linux-headers-*-amd64)); do \
+	@for k in $(sort $(wildcard $(BUILD)/vm/k/*/usr/src/linux-headers-*-amd64 \
+			/usr/src/linux-headers-*-amd64)); do \
 		echo "build against $$k"; \
 		rm -rf $(BUILD)/compat && mkdir -p $(BUILD)/compat && \
 		cp -r kmod uapi Kbuild $(BUILD)/compat/ && \
 		$(MAKE) -s -C $$k M=$(BUILD)/compat modules || exit 1; \
 	done
 
-# DKMS builds the module from /usr/src/mwin-1.0 (build only: this host
-# cannot load it).
-DKMS_VERSION := 1.0
+# DKMS: the version is dkms.conf's; only the module's sources are copied.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
+DKMS_SRC = $(DESTDIR)/usr/src/mwin-$(DKMS_VERSION)
+DKMS_FILES := kmod uapi Kbuild dkms.conf
+
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(DKMS_FILES) $(DKMS_SRC)/
+	dkms add mwin/$(DKMS_VERSION)
+	dkms install mwin/$(DKMS_VERSION)
+
+# DKMS builds the module from /usr/src/mwin-VERSION against the guest
+# kernel's unpacked tree (build only: this host cannot load it).
 dkms-check: deps
-	rm -rf /usr/src/mwin-$(DKMS_VERSION)
-	mkdir -p /usr/src/mwin-$(DKMS_VERSION)
-	cp -r kmod uapi Kbuild dkms.conf /usr/src/mwin-$(DKMS_VERSION)/
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(DKMS_FILES) $(DKMS_SRC)/
 	dkms remove mwin/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
 	dkms add mwin/$(DKMS_VERSION)
-	dkms build mwin/$(DKMS_VERSION) -k $(VM_KVER)
+	dkms build mwin/$(DKMS_VERSION) -k $(VM_KVER) --kernelsourcedir $(VM_KDIR)
 	dkms remove mwin/$(DKMS_VERSION) --all
-	rm -rf /usr/src/mwin-$(DKMS_VERSION)
+	rm -rf $(DKMS_SRC)
 
 # ---- install -------------------------------------------------------------
 
@@ -172,16 +203,23 @@ $(BUILD)/man/%.8 $(BUILD)/man/%.1: Documentation/%.rst
 
 man: $(MAN_PAGES)
 
-install: modules tools man
-	$(MAKE) -C $(KDIR) M=$(TOP) modules_install INSTALL_MOD_PATH=$(DESTDIR)
+# udev reads rules from the distribution's directory, not from PREFIX.
+UDEV_RULES_DIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
+
+# A host that only runs peers: mwpeer and its man page, no kernel headers.
+install-peer: $(BUILD)/tools/mwpeer $(BUILD)/man/mwpeer.1
 	install -D -m 0755 $(BUILD)/tools/mwpeer $(DESTDIR)$(PREFIX)/bin/mwpeer
+	install -D -m 0644 $(BUILD)/man/mwpeer.1 $(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1
+
+install: modules tools man install-peer
+	DESTDIR=$(DESTDIR) bash $(TOP)/tools/install-module.sh $(KDIR)
 	install -D -m 0755 $(BUILD)/tools/mwctl $(DESTDIR)$(PREFIX)/bin/mwctl
 	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
 	install -D -m 0644 $(BUILD)/man/mwctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8
-	install -D -m 0644 $(BUILD)/man/mwpeer.1 $(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1
-	install -d $(DESTDIR)/etc/udev/rules.d
+	install -d $(DESTDIR)$(UDEV_RULES_DIR)
 	sed 's/@MWIN_GROUP@/$(MWIN_GROUP)/' tools/conf/60-mwin.rules.in \
-		> $(DESTDIR)/etc/udev/rules.d/60-mwin.rules
+		> $(DESTDIR)$(UDEV_RULES_DIR)/60-mwin.rules
+	test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
 	install -D -m 0644 tools/conf/modprobe-mwin.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/mwin/examples/modprobe.d/mwin.conf
 	install -D -m 0644 tools/conf/modules-load-mwin.conf \
@@ -192,12 +230,18 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/include/linux/mwin.h \
 		$(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1 \
-		$(DESTDIR)/etc/udev/rules.d/60-mwin.rules
+		$(DESTDIR)$(UDEV_RULES_DIR)/60-mwin.rules
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/mwin
-	rm -f $(DESTDIR)/lib/modules/*/updates/mwin.ko $(DESTDIR)/lib/modules/*/extra/mwin.ko
+	@# depmod only for the live system: a DESTDIR is a staging tree
+	@set -e; for f in $(wildcard $(DESTDIR)/lib/modules/*/updates/mwin.ko* \
+			$(DESTDIR)/lib/modules/*/extra/mwin.ko*); do \
+		k=$${f#$(DESTDIR)/lib/modules/}; k=$${k%%/*}; \
+		echo "rm $$f"; rm -f $$f; \
+		$(if $(DESTDIR),:,depmod $$k); \
+	done
 
 clean:
-	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(TOP) clean
+	-test ! -d "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(TOP) clean
 	rm -rf $(BUILD)
 
 help:
@@ -211,6 +255,8 @@ help:
 	@echo "make lint       checkpatch, sparse, kernel-doc and cppcheck; any finding fails"
 	@echo "make compat-check  build the module against every linux-headers-*-amd64 here"
 	@echo "make dkms-check build the module through DKMS (root)"
+	@echo "make dkms-install  copy the module's sources to /usr/src/mwin-$(DKMS_VERSION), dkms add + install"
 	@echo "make install    module, tools, uAPI header, man pages, udev rule (DESTDIR, PREFIX, MWIN_GROUP)"
+	@echo "make install-peer  mwpeer and its man page only: a host that only runs peers"
 	@echo "make uninstall  remove what make install installed"
 	@echo "make clean      remove build outputs"

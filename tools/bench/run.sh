@@ -57,7 +57,7 @@ die() { echo "bench: error: $*" >&2; exit 1; }
 
 t0=$(date +%s)
 kver=$(cat build/vm/kver 2>/dev/null) || die "no build/vm/kver: run make vm-modules"
-kdir=/usr/src/linux-headers-$kver
+kdir=build/vm/kernel/usr/src/linux-headers-$kver
 [ -d "$kdir" ] || die "no $kdir"
 
 # mwin.ko with the benchmark's hook (MWIN_BENCH=1, see Kbuild), from a

@@ -1,11 +1,21 @@
 #!/bin/bash
 # deps.sh: install the host packages needed to build mwin and to run its
-# tests in a QEMU guest, and unpack (never install) the guest kernel: the
-# image that Debian's linux-image-amd64 metapackage points at today.
+# tests in a QEMU guest, and unpack (never install) the guest kernels with
+# their headers: the kernel that Debian's linux-image-amd64 metapackage
+# points at today, and the newest kernel the archive offers (6.12 on
+# Debian 12). Each kernel KVER goes to its own directory:
 #
-#   build/vm/kernel/boot/vmlinuz-$KVER   guest kernel
-#   build/vm/kernel/lib/modules/$KVER    its modules (depmod'ed)
-#   build/vm/kver                        KVER, one line
+#   build/vm/k/$KVER/boot/vmlinuz-$KVER    guest kernel
+#   build/vm/k/$KVER/lib/modules/$KVER     its modules (depmod'ed)
+#   build/vm/k/$KVER/usr/src/linux-headers-$KVER   its headers: KDIR
+#   build/vm/k/$KVER/.kver                 KVER
+#   build/vm/kernel -> k/$KVER             the first kernel, as vm-run boots
+#   build/vm/kver                          the first KVER, one line
+#   build/vm/kvers                         every KVER, the first first
+#
+# Nothing here installs a kernel image or headers on the host, so neither
+# /boot nor the boot loader changes: the packages are fetched with
+# `apt-get download` and unpacked with `dpkg -x`.
 #
 # Idempotent and quiet: progress goes to stderr, KVER to stdout.  Needs root.
 # MWIN_DEPS_APT_MAX_AGE (seconds, default 86400; 0 = never): refresh the apt
@@ -74,17 +84,26 @@ apt_lists_fresh() {
 
 [ "$(id -u)" = 0 ] || die "must run as root (apt-get, dpkg)"
 
-# (1) host packages
-install_pkgs qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
+# (1) host packages (what they are for: tools/testing/vm/README.md);
+# none of them is a kernel image or depends on one.
+pkgs="qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
 	rdmacm-utils perftest libibverbs-dev librdmacm-dev busybox-static \
-	kmod cpio iproute2 sparse linux-source-6.1 make gcc libc6-dev xz-utils \
-	cppcheck python3-docutils dkms
+	kmod cpio iproute2 sparse linux-source-6.1 make gcc gcc-12 libc6-dev \
+	dwarves xz-utils cppcheck python3-docutils dkms"
+# shellcheck disable=SC2086
+install_pkgs $pkgs
 
-# (2) guest kernel version = what linux-image-amd64 depends on today
+# (2) the first guest kernel = what linux-image-amd64 depends on today
 apt_lists_fresh || apt_update_once
 find_kver() {
 	apt-cache depends linux-image-amd64 2>/dev/null |
 		sed -n 's/^ *Depends: linux-image-\([0-9][^ ]*\)$/\1/p' | head -n1
+}
+# the newest kernel with headers in the archive (not cloud, not rt)
+find_newest() {
+	apt-cache search --names-only '^linux-headers-[0-9][^ ]*-amd64$' |
+		awk '{ print $1 }' | grep -v -e cloud -e rt-amd64 |
+		sed 's/^linux-headers-//' | sort -V | tail -n1
 }
 KVER=$(find_kver)
 if [ -z "$KVER" ] && [ "$updated" = 0 ]; then
@@ -92,59 +111,93 @@ if [ -z "$KVER" ] && [ "$updated" = 0 ]; then
 	KVER=$(find_kver)
 fi
 [ -n "$KVER" ] || die "cannot find the kernel version from linux-image-amd64"
+NEWEST=$(find_newest)
 
-# (3) matching headers on the host (to build the module against)
-if [ -n "$(missing_pkgs "linux-headers-$KVER")" ] && [ "$updated" = 0 ]; then
-	# stale lists may name a version the archive no longer has
-	apt_update_once
-	KVER=$(find_kver)
-	[ -n "$KVER" ] || die "cannot find the kernel version from linux-image-amd64"
-fi
-install_pkgs "linux-headers-$KVER"
+# (3) unpack (never install) a kernel, its headers and its kbuild:
+# unpack_kernel KVER
+#
+# The headers' Makefile includes its -common tree by an absolute path, and
+# lib/modules/KVER/build points at the host's /usr/src: both are made to
+# point into the unpacked tree.
+kernel_pkgs() {
+	local k=$1 img=linux-image-$1
+	# Debian 12's 6.12 image is only a virtual package of the -unsigned one
+	apt-cache policy "$img" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+		img=$img-unsigned
+	echo "$img linux-headers-$k"
+	apt-cache depends "linux-headers-$k" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ <>]*\)$/\1/p'
+}
 
-# (3b) the newest kernel headers the archive offers, for make compat-check
-newest_headers=$(apt-cache search --names-only '^linux-headers-[0-9][^ ]*-amd64$' |
-	awk '{ print $1 }' | grep -v -e cloud -e rt-amd64 | sort -V | tail -n1)
-[ -z "$newest_headers" ] || install_pkgs "$newest_headers"
-
-# (4) unpack (never install) the guest kernel image
-if [ "$(cat "$kdir/.kver" 2>/dev/null || true)" != "$KVER" ] ||
-   [ ! -f "$kdir/boot/vmlinuz-$KVER" ] ||
-   [ ! -f "$kdir/lib/modules/$KVER/modules.dep" ]; then
-	dl="$vmdir/dl"
+unpack_kernel() {
+	local k=$1 dest="$vmdir/k/$1" dl="$vmdir/dl" pkgs deb
+	if [ "$(cat "$dest/.kver" 2>/dev/null || true)" = "$k" ] &&
+	   [ -f "$dest/boot/vmlinuz-$k" ] && [ -f "$dest/lib/modules/$k/modules.dep" ] &&
+	   [ -f "$dest/usr/src/linux-headers-$k/Makefile" ]; then
+		return 0
+	fi
+	pkgs=$(kernel_pkgs "$k" | tr '\n' ' ')
 	mkdir -p "$dl"
 	rm -f "$dl"/*.deb
 	# let apt's sandbox user write there (avoids an "unsandboxed" warning)
 	chown _apt "$dl" 2>/dev/null || true
-	say "downloading linux-image-$KVER"
-	if ! (cd "$dl" && apt-get download -qq "linux-image-$KVER" >&2); then
-		[ "$updated" = 0 ] || die "apt-get download linux-image-$KVER failed"
+	say "downloading (not installing) $pkgs"
+	# shellcheck disable=SC2086
+	if ! (cd "$dl" && apt-get download -qq $pkgs >&2); then
+		[ "$updated" = 0 ] || die "apt-get download $pkgs failed"
 		apt_update_once
-		(cd "$dl" && apt-get download -qq "linux-image-$KVER" >&2) ||
-			die "apt-get download linux-image-$KVER failed"
+		# shellcheck disable=SC2086
+		(cd "$dl" && apt-get download -qq $pkgs >&2) ||
+			die "apt-get download $pkgs failed"
 	fi
-	deb=$(compgen -G "$dl/linux-image-${KVER}_*.deb" | head -n1 || true)
-	[ -n "$deb" ] || die "apt-get download left no linux-image-$KVER .deb"
-	say "unpacking $(basename "$deb")"
-	rm -rf "$kdir" "$kdir.tmp"
-	mkdir -p "$kdir.tmp"
-	dpkg -x "$deb" "$kdir.tmp"
+	rm -rf "$dest" "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	for deb in "$dl"/*.deb; do
+		say "unpacking $(basename "$deb")"
+		dpkg -x "$deb" "$dest.tmp"
+	done
+	rm -f "$dl"/*.deb
 	# bookworm ships /lib/modules; a merged-/usr package would use /usr/lib
-	if [ ! -d "$kdir.tmp/lib/modules/$KVER" ] && [ -d "$kdir.tmp/usr/lib/modules/$KVER" ]; then
-		mkdir -p "$kdir.tmp/lib"
-		mv "$kdir.tmp/usr/lib/modules" "$kdir.tmp/lib/modules"
+	if [ ! -d "$dest.tmp/lib/modules/$k" ] && [ -d "$dest.tmp/usr/lib/modules/$k" ]; then
+		mkdir -p "$dest.tmp/lib"
+		mv "$dest.tmp/usr/lib/modules" "$dest.tmp/lib/modules"
 	fi
-	[ -f "$kdir.tmp/boot/vmlinuz-$KVER" ] || die "no boot/vmlinuz-$KVER in $deb"
-	[ -d "$kdir.tmp/lib/modules/$KVER" ] || die "no lib/modules/$KVER in $deb"
-	depmod -b "$kdir.tmp" "$KVER"
-	echo "$KVER" > "$kdir.tmp/.kver"
-	mv "$kdir.tmp" "$kdir"
-	rm -f "$deb"
+	[ -f "$dest.tmp/boot/vmlinuz-$k" ] || die "no boot/vmlinuz-$k in $pkgs"
+	[ -d "$dest.tmp/lib/modules/$k" ] || die "no lib/modules/$k in $pkgs"
+	[ -f "$dest.tmp/usr/src/linux-headers-$k/Makefile" ] ||
+		die "no usr/src/linux-headers-$k in $pkgs"
+	sed -i "s|^include /usr/src/|include $dest/usr/src/|" \
+		"$dest.tmp/usr/src/linux-headers-$k/Makefile"
+	ln -sfn "../../../usr/src/linux-headers-$k" "$dest.tmp/lib/modules/$k/build"
+	rm -f "$dest.tmp/lib/modules/$k/source"
+	depmod -b "$dest.tmp" "$k"
+	echo "$k" > "$dest.tmp/.kver"
+	mv "$dest.tmp" "$dest"
+}
+
+kvers=$KVER
+[ -z "$NEWEST" ] || [ "$NEWEST" = "$KVER" ] || kvers="$KVER $NEWEST"
+for k in $kvers; do
+	unpack_kernel "$k"
+done
+
+# (4) the first kernel is the one vm-run boots by default
+if [ "$(readlink "$vmdir/kernel" 2>/dev/null || true)" != "k/$KVER" ]; then
+	# an older layout kept the kernel itself there
+	rm -rf "$vmdir/kernel"
+	ln -sfn "k/$KVER" "$vmdir/kernel"
 	# derived from the old kernel: vm-run rebuilds them
 	rm -f "$vmdir"/initramfs.cpio* "$vmdir"/vmlinux-*
 fi
+# kernels of earlier runs that the archive no longer offers
+for d in "$vmdir"/k/*; do
+	[ -d "$d" ] || continue
+	case " $kvers " in *" ${d##*/} "*) ;; *) rm -rf "$d" ;; esac
+done
 
-# (5) record and print the version
+# (5) record and print the versions
+echo "$kvers" | tr ' ' '\n' > "$vmdir/kvers.tmp"
+mv "$vmdir/kvers.tmp" "$vmdir/kvers"
 echo "$KVER" > "$vmdir/kver.tmp"
 mv "$vmdir/kver.tmp" "$vmdir/kver"
 echo "$KVER"
