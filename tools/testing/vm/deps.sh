@@ -122,7 +122,8 @@ NEWEST=$(find_newest)
 kernel_pkgs() {
 	local k=$1 img=linux-image-$1
 	# Debian 12's 6.12 image is only a virtual package of the -unsigned one
-	apt-cache policy "$img" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+	# (not grep -q: under pipefail, apt-cache's SIGPIPE would count)
+	[[ $(apt-cache policy "$img" 2>/dev/null) == *"Candidate: "[0-9]* ]] ||
 		img=$img-unsigned
 	echo "$img linux-headers-$k"
 	apt-cache depends "linux-headers-$k" 2>/dev/null |
