@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
+#include "compat.h"
 #include "mwin.h"
 
 /* The device list; see the lock order in mwin.h. */
@@ -24,12 +25,20 @@ u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift)
 	return sizes ? __fls(sizes) : PAGE_SHIFT;
 }
 
+/* Pages of 2^@shift bytes one window's MR can map on @dev. */
+u32 mwin_dev_max_pages(const struct mwin_dev *dev, u32 shift)
+{
+	u32 small = dev->max_small_pages >> (shift - PAGE_SHIFT);
+
+	return min(dev->max_pages, small - min(small, dev->spare_pages));
+}
+
 /* The largest window: aligned, in a region of full-size chunks. */
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev)
 {
 	u32 shift = mwin_dev_page_shift(dev, PAGE_SHIFT + MWIN_CHUNK_ORDER);
 
-	return (u64)dev->max_pages << shift;
+	return (u64)mwin_dev_max_pages(dev, shift) << shift;
 }
 
 static void mwin_dev_release(struct kref *kref)
@@ -68,13 +77,13 @@ static int mwin_add_one(struct ib_device *ibdev)
 	/* rxe does not enforce its limit; real hardware does: keep to it. */
 	dev->max_pages = attrs->max_fast_reg_page_list_len;
 	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
-	/*
-	 * rxe_mr_copy() (6.1) steps to the next page map after every page it
-	 * touches, and reads one map pointer past the end of an MR whose last
-	 * page it touched when that page ends the last map: give rxe MRs a
-	 * spare page, so that the last page of a window never ends the map.
-	 */
-	dev->spare_pages = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	/* rxe's page tables: see compat.h */
+	if (ibdev->ops.driver_id == RDMA_DRIVER_RXE) {
+		dev->spare_pages = MWIN_RXE_SPARE_PAGES;
+		dev->max_small_pages = MWIN_RXE_MAX_SMALL_PAGES;
+	} else {
+		dev->max_small_pages = U32_MAX;
+	}
 	dev->page_size_cap = attrs->page_size_cap | PAGE_SIZE;
 
 	mutex_lock(&mwin_devs_lock);

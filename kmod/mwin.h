@@ -269,6 +269,8 @@ struct mwin_ucmd {
  * @nr_peers: length of @peers
  * @max_pages: pages one MR can map, clamped to what the device advertises
  * @spare_pages: pages an MR gets beyond what its window needs (a quirk)
+ * @max_small_pages: PAGE_SIZE pages one MR can span, whatever its page
+ *	size (a limit of rxe's, see compat.h)
  * @page_size_cap: page sizes an MR can map, one bit per size
  * @fast_reg: the device supports IB_WR_REG_MR
  * @atomic: the device supports remote atomics
@@ -285,6 +287,7 @@ struct mwin_dev {
 	unsigned int nr_peers;
 	u32 max_pages;
 	u32 spare_pages;
+	u32 max_small_pages;
 	u64 page_size_cap;
 	bool fast_reg;
 	bool atomic;
@@ -478,6 +481,7 @@ extern struct ib_client mwin_client;
 extern struct mutex mwin_devs_lock;
 extern struct list_head mwin_devs;
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev);
+u32 mwin_dev_max_pages(const struct mwin_dev *dev, u32 shift);
 void mwin_dev_put(struct mwin_dev *dev);
 u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift);
 

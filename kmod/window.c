@@ -125,9 +125,11 @@ int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 		return -EOPNOTSUPP;
 	if (arg->access & MWIN_ACCESS_ATOMIC && !dev->atomic)
 		return -EOPNOTSUPP;
-	if (window_pages(arg->offset, arg->length, shift) > dev->max_pages) {
+	if (window_pages(arg->offset, arg->length, shift) >
+	    mwin_dev_max_pages(dev, shift)) {
 		pr_info_ratelimited("mwin: %s maps at most %u pages of %lu KiB per window\n",
-				    dev_name(&dev->ibdev->dev), dev->max_pages,
+				    dev_name(&dev->ibdev->dev),
+				    mwin_dev_max_pages(dev, shift),
 				    1UL << (shift - 10));
 		return -E2BIG;
 	}
@@ -327,7 +329,7 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 	}
 	shift = window_page_shift(p->dev, w->region, map);
 	pages = window_pages(window_offset(w), window_length(w), shift);
-	if (pages > p->dev->max_pages)
+	if (pages > mwin_dev_max_pages(p->dev, shift))
 		return -E2BIG;	/* the DMA map is less aligned than hoped */
 
 	key = w->peer == p && w->mr && pages <= w->mr_pages &&
