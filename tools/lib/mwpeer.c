@@ -28,6 +28,8 @@
 #define MAX_RECV_DEPTH	4096
 #define MAX_RD_ATOM	16
 #define MAX_QUEUED	(1U << 20)
+/* how long an answer may trail the other side's DREQ: see answer_dreq() */
+#define CLOSE_GRACE_MS	200
 #define IB_CM_REJ_INVALID_SERVICE_ID	8
 #define IB_CM_REJ_CONSUMER_DEFINED	28
 
@@ -69,6 +71,7 @@ struct mwpeer {
 	struct ibv_mr *mr;
 	enum mwpeer_state state;
 	bool qp_error;
+	bool dreq_unanswered;	/* see answer_dreq() */
 	uint32_t peer_id;
 	uint32_t qp_num;
 	uint32_t max_inline;
@@ -608,6 +611,23 @@ static void drain_recv(struct mwpeer *p)
 	}
 }
 
+/*
+ * Answer the other side's DREQ, which flushes the QP. Not while requests
+ * are outstanding: the other side may have answered them just before it
+ * closed (the module drops a peer after an access error), and rxe of 6.12
+ * hands such an answer to its completer in a work item (6.1's: a tasklet)
+ * that can run after the CM reported the DREQ. A flush then would hide the
+ * answer. drain_send() answers when the last request completed, post_wait()
+ * after CLOSE_GRACE_MS.
+ */
+static void answer_dreq(struct mwpeer *p)
+{
+	if (!p->dreq_unanswered)
+		return;
+	p->dreq_unanswered = false;
+	rdma_disconnect(p->id);
+}
+
 static void drain_send(struct mwpeer *p)
 {
 	struct ibv_wc wc[16];
@@ -636,6 +656,8 @@ static void drain_send(struct mwpeer *p)
 			}
 		}
 	}
+	if (!p->send_outstanding)
+		answer_dreq(p);
 }
 
 /* --------------------------------------------------------- CM events */
@@ -662,8 +684,9 @@ static void handle_cm_events(struct mwpeer *p)
 				p->state = MWPEER_DISCONNECTED;
 				seterr(p, "connection closed by the other side (%s)",
 				       rdma_event_str(type));
-				/* answer the DREQ, flush the QP */
-				rdma_disconnect(p->id);
+				p->dreq_unanswered = true;
+				if (!p->send_outstanding)
+					answer_dreq(p);
 			}
 			break;
 		default:
@@ -705,6 +728,7 @@ static void conn_destroy(struct mwpeer *p)
 	if (p->id) {
 		if (p->state == MWPEER_CONNECTED)
 			rdma_disconnect(p->id);
+		answer_dreq(p);
 		if (p->id->qp)
 			rdma_destroy_qp(p->id);
 	}
@@ -1233,7 +1257,7 @@ static int post_wait(struct mwpeer *p, struct ibv_send_wr *wr,
 		     const char *what)
 {
 	struct ibv_send_wr *bad;
-	int64_t deadline;
+	int64_t deadline, closed = 0;
 	int r;
 
 	mwpeer_poll(p, 0);
@@ -1268,12 +1292,16 @@ static int post_wait(struct mwpeer *p, struct ibv_send_wr *wr,
 		mwpeer_poll(p, 0);
 		if (p->wait_done)
 			return p->wait_status;
-		if (p->state != MWPEER_CONNECTED) {
+		/* the answer may trail the DREQ: see answer_dreq() */
+		if (p->state != MWPEER_CONNECTED && !closed)
+			closed = now_ms() + CLOSE_GRACE_MS;
+		if (closed && !ms_left(closed)) {
+			answer_dreq(p);
 			p->wait_wr = 0;
 			seterr(p, "%s: connection closed by the other side", what);
 			return -ENOTCONN;
 		}
-		left = ms_left(deadline);
+		left = ms_left(closed && closed < deadline ? closed : deadline);
 		if (!left) {
 			p->wait_wr = 0;
 			seterr(p, "%s: no completion in %d ms", what,
