@@ -91,17 +91,13 @@ selftests: $(SELFTESTS)
 deps:
 	@bash $(VM)/deps.sh
 
-# Build the module for the guest kernel: build/vm/mwin.ko.
+# mwin.ko and mwin-test.ko for every guest kernel: the first's in build/vm/,
+# the others' in build/vm/k/KVER/.
 vm-modules: deps
-	$(MAKE) -C $(VM_KDIR) M=$(TOP) modules
-	cp $(TOP)/mwin.ko $(BUILD)/vm/mwin.ko
-	bash $(TOP)/tools/testing/vm/build-copy.sh $(VM_KDIR) $(BUILD)/vm/test-src MWIN_TEST=1
-	cp $(BUILD)/vm/test-src/mwin.ko $(BUILD)/vm/mwin-test.ko
+	bash $(VM)/build-modules.sh $(VM_KDIR) $(BUILD)/vm
 	@set -e; for k in $(VM_KVERS_MORE); do \
-		d=$(BUILD)/vm/k/$$k; echo "mwin.ko for $$k"; \
-		bash $(VM)/build-copy.sh $(call VM_KVDIR,$$k) $$d/src; \
-		bash $(VM)/build-copy.sh $(call VM_KVDIR,$$k) $$d/test-src MWIN_TEST=1; \
-		cp $$d/src/mwin.ko $$d/mwin.ko; cp $$d/test-src/mwin.ko $$d/mwin-test.ko; \
+		echo "mwin.ko for $$k"; \
+		bash $(VM)/build-modules.sh $(call VM_KVDIR,$$k) $(BUILD)/vm/k/$$k; \
 	done
 
 # The style gates and builds first, then the suite and the demo in the VM.

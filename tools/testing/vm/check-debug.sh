@@ -24,7 +24,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 base=$top/build/debug-kernel
 log=$base/check.log
-src=$base/src
 
 say() { echo "check-debug: $*" >&2; }
 t0=$(date +%s)
@@ -39,13 +38,10 @@ t1=$(date +%s)
 
 # ---- the module and its test build, from copies of its sources
 say "building mwin.ko and mwin-test.ko against $(cat "$stage/.kver")"
-if ! bash "$here/build-copy.sh" "$tree" "$src" >&2 ||
-   ! bash "$here/build-copy.sh" "$tree" "$base/test-src" MWIN_TEST=1 >&2; then
+if ! bash "$here/build-modules.sh" "$tree" "$base" >&2; then
 	say "building mwin.ko failed"
 	exit 1
 fi
-cp "$src/mwin.ko" "$base/mwin.ko"
-cp "$base/test-src/mwin.ko" "$base/mwin-test.ko"
 t2=$(date +%s)
 
 # ---- the suite under the debug kernel
