@@ -49,7 +49,7 @@ fi
 rm -f "$out/conformance.md" "$out/conformance.csv"
 start=$(date +%s)
 MWIN_CHECK_LOG=$log MWIN_CHECK_TIMEOUT=${MWIN_CONF_TIMEOUT:-900} \
-	MWIN_TESTS=$bin bash selftests/run-vm.sh
+	MWIN_TESTS=$bin MWIN_CHECK_KERNELS=first bash selftests/run-vm.sh
 main_rc=$?
 main_secs=$(( $(date +%s) - start ))
 
