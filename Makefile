@@ -104,6 +104,7 @@ vm-modules: deps
 # host-snapshot comes first: the end of the run checks that nothing of it
 # (kernel images, /boot) changed.
 check: host-snapshot lint compat-check dkms-check vm-modules selftests tools
+	bash $(TOP)/tools/testing/install-check.sh
 	bash $(TOP)/selftests/run-vm.sh
 	bash $(VM)/host-unchanged.sh check $(BUILD)/host.before
 
@@ -207,8 +208,11 @@ install-peer: $(BUILD)/tools/mwpeer $(BUILD)/man/mwpeer.1
 	install -D -m 0755 $(BUILD)/tools/mwpeer $(DESTDIR)$(PREFIX)/bin/mwpeer
 	install -D -m 0644 $(BUILD)/man/mwpeer.1 $(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1
 
-install: modules tools man install-peer
+# The module first: when it is refused (signatures required, no key),
+# nothing at all is installed.
+install: modules tools man
 	DESTDIR=$(DESTDIR) bash $(TOP)/tools/install-module.sh $(KDIR)
+	$(MAKE) -C $(TOP) install-peer
 	install -D -m 0755 $(BUILD)/tools/mwctl $(DESTDIR)$(PREFIX)/bin/mwctl
 	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
 	install -D -m 0644 $(BUILD)/man/mwctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8

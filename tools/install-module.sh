@@ -4,19 +4,26 @@
 # install-module.sh KDIR: `make install`'s module part.  Signs mwin.ko when
 # a key is at hand, refuses to install an unsigned module that the target
 # kernel would refuse to load, then installs it with kbuild's
-# modules_install (which also runs depmod).
+# modules_install, and runs depmod for the live system (not for a DESTDIR,
+# a staging tree): kbuild runs it only from a tree with a System.map, which
+# distributions' headers packages do not ship.
 #
 # The key: MWIN_SIGN_KEY and MWIN_SIGN_CERT, else the kernel tree's own
 # certs/signing_key.pem (a kernel you built yourself), else DKMS's machine
 # owner key (/var/lib/dkms/mok.key and mok.pub, which `mokutil --import`
-# enrols; see the README's Secure Boot section).
+# enrols; see the README's Secure Boot section).  The module is signed for
+# the install only: the build output mwin.ko stays unsigned (sign-file would
+# append a second signature to it at the next install).
 #
 # Signatures are required when the target kernel is built with
 # CONFIG_MODULE_SIG_FORCE, or, when installing for the running kernel,
 # when it enforces them now (module.sig_enforce, or lockdown, which Secure
 # Boot turns on).
 #
-# Environment: DESTDIR (as make install passes it).
+# Environment: DESTDIR (as make install passes it); MWIN_SIGN_KEY and
+# MWIN_SIGN_CERT; MWIN_DKMS_KEY_DIR, where DKMS's key is looked for
+# (default /var/lib/dkms; tools/testing/install-check.sh points it at an
+# empty directory).
 set -euo pipefail
 
 kdir=${1:?usage: install-module.sh KDIR}
@@ -36,10 +43,11 @@ signing_required() {
 	grep -qE '\[(integrity|confidentiality)\]' /sys/kernel/security/lockdown 2>/dev/null
 }
 
+dkms_keys=${MWIN_DKMS_KEY_DIR:-/var/lib/dkms}
 key=${MWIN_SIGN_KEY:-} cert=${MWIN_SIGN_CERT:-}
 if [ -z "$key" ]; then
 	for pair in "$kdir/certs/signing_key.pem $kdir/certs/signing_key.x509" \
-		    "/var/lib/dkms/mok.key /var/lib/dkms/mok.pub"; do
+		    "$dkms_keys/mok.key $dkms_keys/mok.pub"; do
 		read -r k c <<<"$pair"
 		if [ -r "$k" ] && [ -r "$c" ]; then
 			key=$k cert=$c
@@ -49,8 +57,13 @@ if [ -z "$key" ]; then
 fi
 
 if [ -n "$key" ]; then
-	[ -r "$key" ] && [ -r "$cert" ] || die "cannot read key $key or certificate $cert"
+	{ [ -r "$key" ] && [ -r "$cert" ]; } || die "cannot read key $key or certificate $cert"
 	say "signing mwin.ko with $key"
+	# sign it in place for modules_install, then put the unsigned one back
+	# (same mtime: kbuild does not rebuild it)
+	unsigned=$(mktemp)
+	cp -p "$ko" "$unsigned"
+	trap 'cp -p "$unsigned" "$ko"; rm -f "$unsigned"' EXIT
 	"$kdir/scripts/sign-file" sha256 "$key" "$cert" "$ko" ||
 		die "sign-file failed"
 elif signing_required; then
@@ -64,3 +77,4 @@ fi
 # kbuild would sign again with a key the headers do not carry: do not let it
 make -C "$kdir" M="$top" modules_install INSTALL_MOD_PATH="${DESTDIR:-}" \
 	CONFIG_MODULE_SIG_ALL=
+[ -n "${DESTDIR:-}" ] || depmod "$kver"

@@ -25,7 +25,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 vmdir="$root/build/vm"
-kdir="$vmdir/kernel"
 
 say() { echo "deps: $*" >&2; }
 die() { echo "deps: error: $*" >&2; exit 1; }
@@ -89,7 +88,7 @@ apt_lists_fresh() {
 pkgs="qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
 	rdmacm-utils perftest libibverbs-dev librdmacm-dev busybox-static \
 	kmod cpio iproute2 sparse linux-source-6.1 make gcc gcc-12 libc6-dev \
-	dwarves xz-utils cppcheck python3-docutils dkms"
+	dwarves xz-utils cppcheck python3-docutils dkms libssl-dev openssl"
 # shellcheck disable=SC2086
 install_pkgs $pkgs
 
@@ -105,16 +104,22 @@ find_newest() {
 		awk '{ print $1 }' | grep -v -e cloud -e rt-amd64 |
 		sed 's/^linux-headers-//' | sort -V | tail -n1
 }
-KVER=$(find_kver)
-if [ -z "$KVER" ] && [ "$updated" = 0 ]; then
-	apt_update_once
+# KVER, NEWEST and kvers: every kernel to unpack, the first first
+find_kvers() {
 	KVER=$(find_kver)
-fi
-[ -n "$KVER" ] || die "cannot find the kernel version from linux-image-amd64"
-NEWEST=$(find_newest)
+	if [ -z "$KVER" ] && [ "$updated" = 0 ]; then
+		apt_update_once
+		KVER=$(find_kver)
+	fi
+	[ -n "$KVER" ] || die "cannot find the kernel version from linux-image-amd64"
+	NEWEST=$(find_newest)
+	kvers=$KVER
+	[ -z "$NEWEST" ] || [ "$NEWEST" = "$KVER" ] || kvers="$KVER $NEWEST"
+}
 
 # (3) unpack (never install) a kernel, its headers and its kbuild:
-# unpack_kernel KVER
+# unpack_kernel KVER; sets stale=1 and unpacks nothing when the download
+# fails before any apt-get update (the lists may be stale)
 #
 # The headers' Makefile includes its -common tree by an absolute path, and
 # lib/modules/KVER/build points at the host's /usr/src: both are made to
@@ -146,10 +151,9 @@ unpack_kernel() {
 	# shellcheck disable=SC2086
 	if ! (cd "$dl" && apt-get download -qq $pkgs >&2); then
 		[ "$updated" = 0 ] || die "apt-get download $pkgs failed"
-		apt_update_once
-		# shellcheck disable=SC2086
-		(cd "$dl" && apt-get download -qq $pkgs >&2) ||
-			die "apt-get download $pkgs failed"
+		rm -f "$dl"/*.deb
+		stale=1
+		return 0
 	fi
 	rm -rf "$dest" "$dest.tmp"
 	mkdir -p "$dest.tmp"
@@ -176,11 +180,21 @@ unpack_kernel() {
 	mv "$dest.tmp" "$dest"
 }
 
-kvers=$KVER
-[ -z "$NEWEST" ] || [ "$NEWEST" = "$KVER" ] || kvers="$KVER $NEWEST"
+stale=0
+find_kvers
 for k in $kvers; do
 	unpack_kernel "$k"
+	[ "$stale" = 0 ] || break
 done
+if [ "$stale" = 1 ]; then
+	# stale apt lists may name a kernel the archive no longer has: refresh
+	# them and look the versions up again
+	apt_update_once
+	find_kvers
+	for k in $kvers; do
+		unpack_kernel "$k"
+	done
+fi
 
 # (4) the first kernel is the one vm-run boots by default
 if [ "$(readlink "$vmdir/kernel" 2>/dev/null || true)" != "k/$KVER" ]; then

@@ -1,0 +1,375 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# install-check.sh: the install targets, checked against the unpacked
+# headers of the 6.12 guest kernel (tools/testing/vm/deps.sh unpacks them
+# into build/vm/k/KVER/), in throwaway DESTDIR roots:
+#
+#   make without kernel headers      refuses, and says why
+#   make install, signatures needed  refuses without a key, installs no module
+#   make install with a key          the installed module carries one signature
+#   make install, DKMS's key         MWIN_DKMS_KEY_DIR is where it is looked for
+#   make install without a key       everything, the module unsigned (and said so)
+#   make uninstall                   removes it all, the compressed module too
+#   make install-peer                mwpeer and its man page only, no KDIR
+#
+# It runs make in a copy of the working tree (git's tracked and untracked
+# files, not the ignored ones) in a temporary directory under /tmp, so that
+# the repo's own objects (and builds running there meanwhile) are left
+# alone, and writes nowhere else: no host path, no DKMS key of the host
+# (MWIN_DKMS_KEY_DIR points elsewhere), depmod and udevadm replaced by stubs
+# that only log.  Needs make deps (the unpacked headers), git, openssl, xz
+# and what make install needs; not root.  About 30 s of CPU: under a
+# minute on an idle 2-core machine.
+#
+# TAP: one "ok - ..." or "not ok - ..." line per check, then "N passed,
+# N failed"; exits non-zero on any failure.
+# shellcheck disable=SC2317  # the checks' commands run through check()
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# the settings of whoever runs this (make check's own command line
+# included) must not leak into the makes below
+unset MAKEFLAGS MFLAGS GNUMAKEFLAGS MAKELEVEL MAKEOVERRIDES KDIR DESTDIR \
+	PREFIX UDEV_RULES_DIR MWIN_GROUP MWIN_SIGN_KEY MWIN_SIGN_CERT \
+	MWIN_DKMS_KEY_DIR
+export LC_ALL=C
+
+PREFIX=/usr/local
+UDEV=/lib/udev/rules.d
+SIG_MAGIC='~Module signature appended~'
+CN='mwin install-check throwaway key'
+
+pass=0 fail=0 skip=0
+log=/dev/null		# output of the last make (or diff), shown when a check of it fails
+tmp='' kdir='' kver='' src=''
+
+# ---- TAP -----------------------------------------------------------------
+
+diag() { sed 's/^/#   /'; }
+
+# check DESC CMD...: one TAP line for CMD's status
+check() {
+	local desc=$1
+	shift
+	if "$@"; then
+		echo "ok - $desc"
+		pass=$((pass + 1))
+		return
+	fi
+	echo "not ok - $desc"
+	fail=$((fail + 1))
+	case $1 in
+	mk | says | fails_saying | host_unchanged)
+		echo "#   last lines of $log:"
+		tail -n 15 "$log" | diag
+		;;
+	esac
+}
+
+skip() {
+	echo "ok - $1 # SKIP $2"
+	skip=$((skip + 1))
+}
+
+finish() {
+	[ "$skip" = 0 ] || echo "# $skip skipped"
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ] && exit 0
+	exit 1
+}
+
+# ---- helpers -------------------------------------------------------------
+
+# mk NAME ARGS...: make ARGS in the copy; output in $tmp/NAME.log (= $log)
+mk() {
+	log=$tmp/$1.log
+	shift
+	make -C "$src" --no-print-directory -j"$(nproc)" "$@" > "$log" 2>&1
+}
+
+says() { grep -qF -- "$1" "$log"; }
+# fails_saying MESSAGE NAME ARGS...: make ARGS fails and says MESSAGE
+fails_saying() {
+	local m=$1
+	shift
+	! mk "$@" && says "$m"
+}
+
+# the module installed under root $1 for $kver (updates/ or extra/,
+# compressed or not), empty if none
+module_in() {
+	compgen -G "$1/lib/modules/$kver/*/mwin.ko*" | head -n1
+}
+no_module_in() { [ -z "$(compgen -G "$1/lib/modules/*/*/mwin.ko*")" ]; }
+
+# the module's bytes, uncompressed
+module_bytes() {
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -dcq "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+is_signed() { [ "$(module_bytes "$1" | tail -c 28)" = "$SIG_MAGIC" ]; }
+signatures() { module_bytes "$1" | grep -caF "$SIG_MAGIC"; }
+vermagic_is() { [ "$(modinfo -F vermagic "$1" | cut -d' ' -f1)" = "$2" ]; }
+signer_is() { [ "$(modinfo -F signer "$1")" = "$2" ]; }
+files_in() { [ ! -d "$1" ] || (cd "$1" && find . ! -type d | sed 's|^\./||' | sort); }
+only_files() { [ "$(files_in "$1")" = "$(printf '%s\n' "${@:2}" | sort)" ]; }
+never_ran() { [ ! -s "$tmp/stub-$1.log" ]; }
+
+# ---- setup ---------------------------------------------------------------
+
+# KVER and KDIR of the 6.12 guest kernel, from deps.sh's records
+find_kdir() {
+	local vm=$top/build/vm
+	kver=$(cat "$vm/kvers" "$vm/kver" 2>/dev/null | grep -m1 '^6\.12\.')
+	if [ -z "$kver" ]; then
+		echo "not ok - no 6.12 kernel in $vm/kvers or $vm/kver: run make deps"
+		fail=$((fail + 1))
+		finish
+	fi
+	kdir=$vm/k/$kver/usr/src/linux-headers-$kver
+	if [ ! -f "$kdir/Makefile" ] || [ ! -x "$kdir/scripts/sign-file" ]; then
+		echo "not ok - no kbuild tree at $kdir: run make deps"
+		fail=$((fail + 1))
+		finish
+	fi
+}
+
+# the working tree as it is now, without build outputs
+copy_tree() {
+	mkdir -p "$src"
+	git -C "$top" ls-files -z -co --exclude-standard |
+		while IFS= read -r -d '' f; do
+			[ ! -e "$top/$f" ] || printf '%s\0' "$f"
+		done |
+		tar -C "$top" --null -T - -cf - | tar -C "$src" -xf -
+}
+
+# depmod and udevadm on PATH only log: nothing here may run them for
+# real, and with DESTDIR the install targets must not run them at all
+stub_host_tools() {
+	local t
+	mkdir -p "$tmp/bin"
+	for t in depmod udevadm; do
+		printf '#!/bin/sh\necho "%s $*" >> "%s"\n' "$t" "$tmp/stub-$t.log" \
+			> "$tmp/bin/$t"
+		chmod +x "$tmp/bin/$t"
+	done
+	PATH=$tmp/bin:$PATH
+}
+
+# a key pair that lives as long as this run
+make_key() {
+	openssl req -new -nodes -utf8 -sha256 -days 1 -batch -x509 \
+		-newkey rsa:2048 -subj "/CN=$CN/" -outform DER \
+		-keyout "$tmp/key.pem" -out "$tmp/cert.der" > "$tmp/openssl.log" 2>&1
+}
+
+# host_snapshot FILE: what the host has at the paths an install without
+# DESTDIR would write, its kernel packages and /boot
+host_snapshot() {
+	ls -d "$PREFIX/bin/mwctl" "$PREFIX/bin/mwpeer" "$PREFIX/include/linux/mwin.h" \
+		"$PREFIX/share/man/man8/mwctl.8" "$PREFIX/share/man/man1/mwpeer.1" \
+		"$PREFIX/share/doc/mwin" "$UDEV/60-mwin.rules" \
+		/lib/modules/*/updates/mwin.ko* /lib/modules/*/extra/mwin.ko* \
+		> "$1" 2>/dev/null
+	bash "$top/tools/testing/vm/host-unchanged.sh" snapshot "$1.kernels" &&
+		cat "$1.kernels" >> "$1"
+}
+
+setup() {
+	tmp=$(mktemp -d /tmp/mwin-install-check.XXXXXX) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	src=$tmp/src
+	touch "$tmp/start"
+	host_snapshot "$tmp/host.before"
+	# install-module.sh looks for DKMS's key here: there is none
+	export MWIN_DKMS_KEY_DIR=$tmp/no-dkms-key
+	stub_host_tools
+	check "copy the working tree to $src" copy_tree
+	check "openssl makes a throwaway signing key" make_key
+}
+
+# ---- the checks ----------------------------------------------------------
+
+# 1. no kernel tree: make refuses
+check_no_headers() {
+	local r
+	r=$(uname -r)
+	local msg="No kernel tree at /nonexistent"
+	check "make modules KDIR=/nonexistent fails: \"$msg\"" \
+		fails_saying "$msg" no-kdir modules KDIR=/nonexistent
+	if [ -e "/lib/modules/$r/build" ]; then
+		skip "make without KDIR fails when the running kernel has no headers" \
+			"this host has /lib/modules/$r/build"
+		return
+	fi
+	msg="No kernel tree at /lib/modules/$r/build: install linux-headers-$r"
+	check "make without KDIR fails: \"$msg\"" fails_saying "$msg" no-headers
+}
+
+# 4. signatures required (CONFIG_MODULE_SIG_FORCE=y) and no key: no install.
+# The KDIR is a symlink farm of the headers tree with its own .config: kbuild
+# takes the farm for its objtree (its top Makefile is included by an
+# absolute path and finds srctree itself), and builds from it.
+sigforce_kdir() {
+	local farm=$tmp/kdir-sigforce
+	cp -as "$kdir" "$farm" || return 1
+	rm "$farm/.config"
+	grep -v -e '^CONFIG_MODULE_SIG_FORCE=' -e '^# CONFIG_MODULE_SIG_FORCE is not set' \
+		"$kdir/.config" > "$farm/.config"
+	echo CONFIG_MODULE_SIG_FORCE=y >> "$farm/.config"
+	[ "$(make -s -C "$farm" kernelrelease)" = "$kver" ]
+}
+
+# refused_leaving_nothing MESSAGE DESTDIR: the last make stopped there
+# (not earlier) and installed nothing at all
+refused_leaving_nothing() { says "$1" && only_files "$2"; }
+
+check_sig_required() {
+	local d=$tmp/d-sigforce farm=$tmp/kdir-sigforce
+	local msg="loads signed modules only"
+	check "a KDIR with CONFIG_MODULE_SIG_FORCE=y: a symlink farm of $kdir" \
+		sigforce_kdir
+	check "make install, signatures required, no key: fails, \"$msg\"" \
+		fails_saying "$msg" install-sigforce install DESTDIR="$d" KDIR="$farm" \
+		PREFIX="$PREFIX" UDEV_RULES_DIR="$UDEV"
+	# the message comes after make modules: the farm built mwin.ko
+	check "kbuild builds mwin.ko for $kver from the symlink farm" \
+		vermagic_is "$src/mwin.ko" "$kver"
+	check "make install, signatures required, no key: no mwin.ko* in DESTDIR" \
+		no_module_in "$d"
+	check "make install, signatures required, no key: DESTDIR stays empty" \
+		refused_leaving_nothing "$msg" "$d"
+	files_in "$d" | diag
+}
+
+# 3. a key given: the installed module is signed, once, with it
+check_signed() {
+	local d=$tmp/d-signed m
+	check "make install MWIN_SIGN_KEY=... MWIN_SIGN_CERT=... succeeds" \
+		mk install-signed install DESTDIR="$d" KDIR="$kdir" PREFIX="$PREFIX" \
+		UDEV_RULES_DIR="$UDEV" MWIN_SIGN_KEY="$tmp/key.pem" \
+		MWIN_SIGN_CERT="$tmp/cert.der"
+	check "make install says it signs mwin.ko with the key" \
+		says "signing mwin.ko with $tmp/key.pem"
+	m=$(module_in "$d")
+	check "signed: mwin.ko* installed for $kver (${m#"$d"})" test -n "$m"
+	[ -n "$m" ] || return
+	check "signed: the module ends with \"$SIG_MAGIC\"" is_signed "$m"
+	check "signed: the module carries one signature" \
+		test "$(signatures "$m")" = 1
+	check "signed: modinfo names the throwaway key's signer" signer_is "$m" "$CN"
+	check "signed: the build output mwin.ko stays unsigned" \
+		test "$(signatures "$src/mwin.ko")" = 0
+}
+
+# DKMS's key, where MWIN_DKMS_KEY_DIR says (mok.pub is DER, as DKMS's)
+check_dkms_key() {
+	local d=$tmp/d-dkms k=$tmp/dkms-key m
+	mkdir -p "$k"
+	cp "$tmp/key.pem" "$k/mok.key"
+	cp "$tmp/cert.der" "$k/mok.pub"
+	check "make install MWIN_DKMS_KEY_DIR=... succeeds" \
+		mk install-dkms install DESTDIR="$d" KDIR="$kdir" PREFIX="$PREFIX" \
+		UDEV_RULES_DIR="$UDEV" MWIN_DKMS_KEY_DIR="$k"
+	check "make install signs with \$MWIN_DKMS_KEY_DIR/mok.key" \
+		says "signing mwin.ko with $k/mok.key"
+	m=$(module_in "$d")
+	check "DKMS's key: the installed module carries one signature" \
+		test -n "$m" -a "$(signatures "${m:-/dev/null}")" = 1
+}
+
+# 2. no key: everything installed, the module unsigned
+installed_files() {
+	local d=$1
+	printf '%s\n' "$d$PREFIX/bin/mwctl" "$d$PREFIX/bin/mwpeer" \
+		"$d$PREFIX/include/linux/mwin.h" "$d$PREFIX/share/man/man8/mwctl.8" \
+		"$d$PREFIX/share/man/man1/mwpeer.1" "$d$UDEV/60-mwin.rules" \
+		"$d$PREFIX/share/doc/mwin/examples/modprobe.d/mwin.conf" \
+		"$d$PREFIX/share/doc/mwin/examples/modules-load.d/mwin.conf"
+}
+
+check_unsigned() {
+	local d=$tmp/d-unsigned m f files
+	check "make install without a key succeeds" \
+		mk install-unsigned install DESTDIR="$d" KDIR="$kdir" \
+		PREFIX="$PREFIX" UDEV_RULES_DIR="$UDEV"
+	check "make install says the module is not signed" \
+		says "mwin.ko is not signed (no key)"
+	m=$(module_in "$d")
+	check "unsigned: mwin.ko* installed for $kver (${m#"$d"})" test -n "$m"
+	if [ -n "$m" ]; then
+		check "unsigned: the module is built for $kver (vermagic)" \
+			vermagic_is "$m" "$kver"
+		check "unsigned: the module carries no signature" \
+			test "$(signatures "$m")" = 0
+	fi
+	mapfile -t files < <(installed_files "$d")
+	for f in "${files[@]}"; do
+		check "unsigned: ${f#"$d"} installed" test -s "$f"
+	done
+	check "unsigned: mwctl and mwpeer are executable" \
+		test -x "$d$PREFIX/bin/mwctl" -a -x "$d$PREFIX/bin/mwpeer"
+	check "unsigned: the udev rule gives /dev/mwin to group rdma" \
+		grep -q 'GROUP="rdma"' "$d$UDEV/60-mwin.rules"
+}
+
+# 5. uninstall: nothing left but empty directories
+check_uninstall() {
+	local d=$tmp/d-unsigned m
+	m=$(module_in "$d")
+	check "make uninstall DESTDIR=... succeeds" \
+		mk uninstall uninstall DESTDIR="$d" PREFIX="$PREFIX" UDEV_RULES_DIR="$UDEV"
+	[ -z "$m" ] || check "make uninstall removes ${m#"$d"}" test ! -e "$m"
+	check "make uninstall leaves nothing but empty directories" only_files "$d"
+	[ -z "$(files_in "$d")" ] || files_in "$d" | diag
+}
+
+# 6. install-peer: mwpeer and its man page, and no kernel tree needed
+check_install_peer() {
+	local d=$tmp/d-peer
+	check "make install-peer KDIR=/nonexistent succeeds" \
+		mk install-peer install-peer DESTDIR="$d" KDIR=/nonexistent PREFIX="$PREFIX"
+	check "make install-peer installs mwpeer and mwpeer.1 only" \
+		only_files "$d" "${PREFIX#/}/bin/mwpeer" "${PREFIX#/}/share/man/man1/mwpeer.1"
+}
+
+# the host and the headers tree as they were
+headers_unchanged() {
+	[ -z "$(find "$top/build/vm/k/$kver/usr/src" -newer "$tmp/start" -print -quit)" ]
+}
+
+host_unchanged() {
+	host_snapshot "$tmp/host.after"
+	diff -u "$tmp/host.before" "$tmp/host.after" > "$log"
+}
+
+check_host() {
+	check "with DESTDIR, no depmod ran" never_ran depmod
+	check "with DESTDIR, no udevadm ran" never_ran udevadm
+	check "the headers tree of $kver is unchanged" headers_unchanged
+	log=$tmp/host.diff
+	check "the host is unchanged: nothing installed, kernels and /boot as they were" \
+		host_unchanged
+}
+
+main() {
+	find_kdir
+	setup
+	check_no_headers
+	check_sig_required
+	check_signed
+	check_dkms_key
+	check_unsigned
+	check_uninstall
+	check_install_peer
+	check_host
+	finish
+}
+
+main "$@"
