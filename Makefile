@@ -51,7 +51,8 @@ $(BUILD)/tools/mwpeer: tools/mwpeer/mwpeer.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS)
 
-$(BUILD)/tools/mwctl: tools/mwctl/mwctl.c tools/lib/libmwin.c tools/lib/print.c \
+$(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) \
+		tools/lib/libmwin.c tools/lib/print.c \
 		uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/print.h
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^)

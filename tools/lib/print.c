@@ -3,6 +3,7 @@
  * print: one printer for text and JSON output (see print.h).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -348,6 +349,73 @@ void pr_strlist(enum pr_type t, const char *key, const char *const *v,
 		if (!n)
 			fputc('-', pr.f);
 	}
+}
+
+/* one line of a dump: offset, 16 columns of hex, the printable bytes */
+static void t_dump_line(size_t off, const uint8_t *line, size_t m)
+{
+	size_t j;
+
+	fprintf(pr.f, "%08zx ", off);
+	for (j = 0; j < 16; j++) {
+		if (j == 8)
+			fputc(' ', pr.f);
+		if (j < m)
+			fprintf(pr.f, " %02x", line[j]);
+		else
+			fputs("   ", pr.f);
+	}
+	fputs("  |", pr.f);
+	for (j = 0; j < m; j++)
+		fputc(isprint(line[j]) ? line[j] : '.', pr.f);
+	fputs("|\n", pr.f);
+}
+
+static void t_dump(const uint8_t *d, size_t n)
+{
+	const uint8_t *prev = NULL;
+	bool star = false;
+	size_t off;
+
+	if (!n)
+		return;
+	for (off = 0; off < n; off += 16) {
+		const uint8_t *line = d + off;
+		size_t m = off + 16 > n ? n - off : 16;	/* the last may be short */
+
+		/* a full line like the one before: one "*" for the run */
+		if (prev && m == 16 && !memcmp(line, prev, 16)) {
+			if (!star)
+				fputs("*\n", pr.f);
+			star = true;
+			continue;
+		}
+		prev = line;
+		star = false;
+		t_dump_line(off, line, m);
+	}
+	fprintf(pr.f, "%08zx\n", n);
+}
+
+void pr_bytes(enum pr_type t, const char *key, const uint8_t *d, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	pr.label = NULL;
+	if (!want(t))
+		return;
+	if (!pr.json) {
+		t_dump(d, n);
+		return;
+	}
+	j_key(key);
+	fputc('"', pr.f);
+	for (i = 0; i < n; i++) {
+		fputc(hx[d[i] >> 4], pr.f);
+		fputc(hx[d[i] & 15], pr.f);
+	}
+	fputc('"', pr.f);
 }
 
 void pr_text(const char *fmt, ...)

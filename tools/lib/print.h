@@ -68,6 +68,12 @@ void pr_bool(enum pr_type t, const char *key, bool v);
 /* text: key a,b,c ("-" when empty); JSON: an array of strings */
 void pr_strlist(enum pr_type t, const char *key, const char *const *v,
 		size_t n);
+/*
+ * @n bytes: JSON "key":"68656c6c" (hex digits); text a dump in the style
+ * of hexdump -C, offsets from 0, a run of identical lines folded into "*",
+ * and @n on a line of its own at the end (nothing at all when @n is 0).
+ */
+void pr_bytes(enum pr_type t, const char *key, const uint8_t *d, size_t n);
 /* raw text (text mode only) */
 void pr_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* text: end the current line if anything is on it */

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mwctl monitor: the module's events (MWIN_MONITOR), one line or one JSON
+ * document each, until SIGINT or SIGTERM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "mwctl.h"
+
+static int usage_monitor(struct mw *mw)
+{
+	(void)mw;
+	fputs("Usage: mwctl monitor\n"
+	      "Prints one line per event (peer_up, peer_down, grant, revoke,\n"
+	      "remote_invalidate, rejected_invalidate, lost) until SIGINT or SIGTERM.\n",
+	      stdout);
+	return 0;
+}
+
+static const char *event_name(uint32_t type)
+{
+	switch (type) {
+	case MWIN_EVENT_PEER_UP:
+		return "peer_up";
+	case MWIN_EVENT_PEER_DOWN:
+		return "peer_down";
+	case MWIN_EVENT_GRANT:
+		return "grant";
+	case MWIN_EVENT_REVOKE:
+		return "revoke";
+	case MWIN_EVENT_REMOTE_INVALIDATE:
+		return "remote_invalidate";
+	case MWIN_EVENT_REJECTED_INVALIDATE:
+		return "rejected_invalidate";
+	case MWIN_EVENT_LOST:
+		return "lost";
+	}
+	return "unknown";
+}
+
+static void print_event(struct mw *mw, const struct mwin_event *ev)
+{
+	pr_doc_begin();
+	pr_label("");
+	pr_str(PR_ANY, "event", event_name(ev->type));
+	switch (ev->type) {
+	case MWIN_EVENT_PEER_UP:
+	case MWIN_EVENT_PEER_DOWN:
+		pr_uint(PR_ANY, "peer", ev->peer);
+		break;
+	case MWIN_EVENT_LOST:
+		pr_uint(PR_ANY, "events", ev->rkey);
+		break;
+	case MWIN_EVENT_GRANT:
+	case MWIN_EVENT_REVOKE:
+	case MWIN_EVENT_REMOTE_INVALIDATE:
+	case MWIN_EVENT_REJECTED_INVALIDATE:
+	default:
+		pr_uint(PR_ANY, "window", ev->window);
+		pr_uint(PR_ANY, "peer", ev->peer);
+		pr_hex(PR_ANY, "rkey", ev->rkey, 8);
+		if (ev->type == MWIN_EVENT_REVOKE)
+			pr_str(PR_ANY, "reason", mwin_revoke_reason_name(ev->reason));
+		/* a newer module's event: show what it is */
+		if (ev->type > MWIN_EVENT_LOST)
+			pr_uint(PR_ANY, "type", ev->type);
+		break;
+	}
+	if (mw->details) {
+		pr_uint(PR_ANY, "seq", ev->seq);
+		pr_uint(PR_ANY, "time_ns", ev->time_ns);
+	}
+	pr_doc_end();
+	if (ferror(stdout))
+		die("cannot write events: %s", strerror(errno));
+}
+
+/* print the records in @buf (@n bytes) */
+static void print_events(struct mw *mw, const uint8_t *buf, size_t n)
+{
+	/* an older module's records are shorter: take what they have */
+	const size_t min = offsetof(struct mwin_event, reason) + sizeof(uint32_t);
+
+	while (n) {
+		struct mwin_event ev = { 0 };
+		uint32_t size;
+
+		if (n < sizeof(size))
+			die("bad event record: %zu stray bytes", n);
+		memcpy(&size, buf, sizeof(size));
+		if (size < min || size > n)
+			die("bad event record of %u bytes", size);
+		memcpy(&ev, buf, size < sizeof(ev) ? size : sizeof(ev));
+		print_event(mw, &ev);
+		buf += size;
+		n -= size;
+	}
+}
+
+static void start_monitor(struct mw *mw)
+{
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+	int ret;
+
+	mw_open(mw);
+	ret = mwin_ioctl(mw->fd, MWIN_MONITOR, &mon);
+	if (ret == -ENOTTY || ret == -EINVAL)
+		die("the loaded mwin module has no event monitor (MWIN_MONITOR: %s)",
+		    strerror(-ret));
+	if (ret) {
+		common_errors(ret, "monitor");
+		die("monitor: %s", strerror(-ret));
+	}
+}
+
+/* SIGINT and SIGTERM, as a file to poll beside the events */
+static int stop_signals(void)
+{
+	sigset_t set;
+	int sfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		die("signalfd: %s", strerror(errno));
+	return sfd;
+}
+
+/*
+ * Print the events that can be read now; with @drain (the file is then
+ * non-blocking) all that are queued.
+ */
+static void read_events(struct mw *mw, bool drain)
+{
+	uint8_t buf[64 * sizeof(struct mwin_event)];
+
+	for (;;) {
+		ssize_t n = read(mw->fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			die("reading events: %s", strerror(errno));
+		print_events(mw, buf, (size_t)n);
+		if (!drain || !n)
+			break;
+	}
+}
+
+enum wake { WAKE_NONE, WAKE_EVENTS, WAKE_STOP };
+
+/* Wait for events or a signal to stop. */
+static enum wake wait_events(struct mw *mw, int sfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = mw->fd, .events = POLLIN },
+		{ .fd = sfd, .events = POLLIN },
+	};
+
+	if (poll(pfd, 2, -1) < 0) {
+		if (errno == EINTR)
+			return WAKE_NONE;
+		die("poll: %s", strerror(errno));
+	}
+	if (pfd[1].revents & POLLIN) {
+		/* print what is queued, then stop */
+		fcntl(mw->fd, F_SETFL, fcntl(mw->fd, F_GETFL) | O_NONBLOCK);
+		return WAKE_STOP;
+	}
+	if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
+		die("the event stream of %s failed", MWIN_DEV_PATH);
+	return (pfd[0].revents & POLLIN) ? WAKE_EVENTS : WAKE_NONE;
+}
+
+int cmd_monitor(struct mw *mw)
+{
+	enum wake wake = WAKE_NONE;
+	int sfd;
+
+	mw->obj = "monitor";
+	mw->cmd = "";
+	mw->usage = usage_monitor;
+	if (mw->argc && is_help(mw->argv[0]))
+		return usage_monitor(mw);
+	if (mw->argc)
+		usage_err("unexpected argument '%s' for monitor (try 'mwctl monitor help')",
+			  mw->argv[0]);
+	start_monitor(mw);
+	sfd = stop_signals();
+	signal(SIGPIPE, SIG_IGN);
+
+	/* events go out as they come: one line (one JSON document) each */
+	pr_init(stdout, mw->json, mw->pretty, false);
+	while (wake != WAKE_STOP) {
+		wake = wait_events(mw, sfd);
+		if (wake != WAKE_NONE)
+			read_events(mw, wake == WAKE_STOP);
+	}
+	close(sfd);
+	return 0;
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mwctl window: a byte range of a region with remote rights and an rkey,
+ * granted to one peer. A failed bind is explained in the module's terms
+ * (bind_failed()): which limit, which other window, which device.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mwctl.h"
+
+static int usage_window(struct mw *mw)
+{
+	(void)mw;
+	fputs("Usage: mwctl window [ show [ ID ] ]\n"
+	      "       mwctl window create region ID peer ID [ offset OFF ] len LEN access ACCESS\n"
+	      "                           [ overlap ] [ quiet ]\n"
+	      "       mwctl window rebind ID [ offset OFF ] [ len LEN ] [ access ACCESS ]\n"
+	      "                           [ peer ID ] [ overlap ]\n"
+	      "       mwctl window invalidate ID\n"
+	      "       mwctl window destroy ID\n"
+	      "ACCESS: letters r (read), w (write), a (atomic), e.g. rw.\n"
+	      "OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
+	      "overlap: allow the window to overlap other windows of its region.\n"
+	      "quiet: send the peer no grant or revoke; hand the rkey out yourself.\n"
+	      "rebind keeps the fields it is not given; the old rkey is dead when it returns.\n",
+	      stdout);
+	return 0;
+}
+
+static void print_window(struct mw *mw, const union mw_info *info)
+{
+	const struct mwin_window_info *w = &info->window;
+	char acc[5];
+
+	pr_label("window");
+	pr_uint(PR_ANY, "id", w->id);
+	pr_uint(PR_ANY, "region", w->region);
+	pr_uint(PR_ANY, "peer", w->peer);
+	pr_str(PR_ANY, "state", mwin_window_state_name(w->state));
+	pr_hex(PR_ANY, "rkey", w->rkey, 8);
+	pr_hex(PR_ANY, "iova", w->iova, 0);
+	pr_uint(PR_ANY, "len", w->length);
+	pr_str(PR_ANY, "access", mwin_access_str(w->access, acc));
+	if (mw->details) {
+		pr_uint(PR_ANY, "offset", w->offset);
+		pr_bool(PR_ANY, "overlap", w->wflags & MWIN_WINDOW_OVERLAP);
+		pr_bool(PR_ANY, "fd_owned", w->wflags & MWIN_CREATE_FD_OWNED);
+		pr_bool(PR_ANY, "quiet", w->wflags & MWIN_WINDOW_QUIET);
+		pr_uint(PR_ANY, "binds", w->binds);
+		pr_uint(PR_ANY, "invalidations", w->invalidations);
+		pr_uint(PR_ANY, "remote_invalidations", w->remote_invalidations);
+	}
+}
+
+static int get_window(int fd, uint32_t id, uint32_t flags, union mw_info *info)
+{
+	return mwin_window_get(fd, id, flags, &info->window);
+}
+
+static const struct mw_object window_object = {
+	.name = "window",
+	.list = "windows",
+	.get = get_window,
+	.print = print_window,
+};
+
+static int window_show(struct mw *mw)
+{
+	return mw_show(mw, &window_object);
+}
+
+/*
+ * Print window @id as the whole document. Should it be gone already (its
+ * peer left, or someone destroyed it), print what bind @b made of it.
+ */
+static void window_result(struct mw *mw, uint32_t id,
+			  const struct mwin_window_bind *b)
+{
+	union mw_info info;
+	struct mwin_window_info *w = &info.window;
+
+	if (get_window(mw->fd, id, 0, &info)) {
+		memset(&info, 0, sizeof(info));
+		w->id = id;
+		if (b) {
+			w->region = b->region;
+			w->peer = b->peer;
+			w->state = MWIN_WINDOW_BOUND;
+			w->access = b->access;
+			w->rkey = b->rkey;
+			w->offset = b->offset;
+			w->length = b->length;
+			w->iova = b->iova;
+		}
+	}
+	print_one(mw, &window_object, &info);
+}
+
+/* the first other window of @region that meets [off, off + len) */
+static bool find_overlap(struct mw *mw, uint32_t region, uint32_t self,
+			 uint64_t off, uint64_t len,
+			 struct mwin_window_info *out)
+{
+	struct mwin_window_info w;
+	uint32_t id = 0;
+
+	while (!mwin_window_get(mw->fd, id, MWIN_GET_NEXT, &w)) {
+		id = w.id;
+		if (w.region != region || w.id == self)
+			continue;
+		if (w.offset <= off + len - 1 && off <= w.offset + w.length - 1) {
+			*out = w;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* E2BIG: the window is more than device @d (named @dev) can map */
+static void __attribute__((noreturn))
+too_big(const struct mwin_window_bind *b, const struct mwin_dev_info *d,
+	const char *dev)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t pages = ((b->offset + b->length - 1) / ps) - b->offset / ps + 1;
+
+	if (b->length > d->max_window_bytes) {
+		char a[32];
+
+		die("window larger than %s can map (at most %s); use a smaller len or several windows",
+		    dev, human(d->max_window_bytes, a, sizeof(a)));
+	}
+	die("window spans %" PRIu64 " pages, more than %s can map (at most %u); align offset to %" PRIu64 " or use a smaller len",
+	    pages, dev, d->max_pages, ps);
+}
+
+/* ENOENT: which of the window, its region and its peer is missing */
+static void no_such(struct mw *mw, uint32_t id, uint32_t region, uint32_t peer)
+{
+	union mw_info info;
+
+	if (id && mwin_window_get(mw->fd, id, 0, &info.window) == -ENOENT)
+		die("no window %u", id);
+	if (region && mwin_region_get(mw->fd, region, 0, &info.region) == -ENOENT)
+		die("no region %u", region);
+	if (peer && mwin_peer_get(mw->fd, peer, 0, &info.peer) == -ENOENT)
+		die("no peer %u", peer);
+}
+
+/* EBUSY: the window of the region that @b overlaps */
+static void __attribute__((noreturn))
+overlaps(struct mw *mw, const char *who, uint32_t id, uint32_t region,
+	 const struct mwin_window_bind *b)
+{
+	struct mwin_window_info w;
+
+	if (find_overlap(mw, region, id, b->offset, b->length, &w))
+		die("%s overlaps window %u (offset %" PRIu64 "-%" PRIu64 "); pass 'overlap' to allow",
+		    who, w.id, (uint64_t)w.offset,
+		    (uint64_t)(w.offset + w.length - 1));
+	die("%s overlaps another window of region %u; pass 'overlap' to allow",
+	    who, region);
+}
+
+/*
+ * Explain a failed WINDOW_CREATE (@id 0) or WINDOW_REBIND of window @id in
+ * this module's terms, and exit. @region is the window's region, @peer the
+ * peer it was to be granted to (0: a rebind that kept an unknown peer).
+ */
+static void __attribute__((noreturn))
+bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
+	    uint32_t peer, const struct mwin_window_bind *b)
+{
+	const char *what = id ? "window rebind" : "window create";
+	char who[32];
+	struct mwin_region_info r;
+	struct mwin_peer_info p;
+	struct mwin_window_info w;
+	struct mwin_dev_info d;
+	struct mwin_info info;
+	bool have_dev = false;
+	char dev[sizeof(p.dev_name) + 1] = "the device";
+
+	if (id)
+		snprintf(who, sizeof(who), "window %u", id);
+	else
+		snprintf(who, sizeof(who), "new window");
+
+	/* most errors are about the device of the peer */
+	if (peer && !mwin_peer_get(mw->fd, peer, 0, &p))
+		have_dev = find_dev(mw, name_str(dev, p.dev_name,
+						 sizeof(p.dev_name)), &d);
+
+	switch (err) {
+	case -ENOENT:
+		no_such(mw, id, region, peer);
+		break;
+	case -ENOTCONN:
+		if (peer)
+			die("peer %u is gone", peer);
+		die("%s is unbound (its peer is gone); pass 'peer ID'", who);
+	case -EBUSY:
+		overlaps(mw, who, id, region, b);
+	case -E2BIG:
+		if (have_dev)
+			too_big(b, &d, dev);
+		die("window larger than the peer's device can map; use a smaller len");
+	case -ERANGE:
+		if (!mwin_region_get(mw->fd, region, 0, &r))
+			die("offset %" PRIu64 " len %" PRIu64 " leaves region %u (%" PRIu64 " bytes)",
+			    (uint64_t)b->offset, (uint64_t)b->length, region,
+			    (uint64_t)r.length);
+		die("offset %" PRIu64 " len %" PRIu64 " leaves region %u",
+		    (uint64_t)b->offset, (uint64_t)b->length, region);
+	case -EOPNOTSUPP:
+		if (have_dev && !(d.caps & MWIN_DEV_CAP_FAST_REG))
+			die("%s cannot map windows (no fast registration)", dev);
+		if (b->access & MWIN_ACCESS_ATOMIC)
+			die("%s has no atomics; drop 'a' from access", dev);
+		die("%s cannot map this window: %s", dev, strerror(-err));
+	case -ENOSPC:
+		if (!mwin_info(mw->fd, &info, NULL, 0))
+			die("window limit reached (%u of max_windows %u)",
+			    info.nr_windows, info.max_windows);
+		die("window limit reached");
+	case -EIO:
+		if (id && !mwin_window_get(mw->fd, id, 0, &w))
+			die("%s failed in the device (%s); window %u is now %s and its peer is being torn down",
+			    what, strerror(-err), id, mwin_window_state_name(w.state));
+		die("%s failed in the device (%s); the peer is being torn down",
+		    what, strerror(-err));
+	case -ETIMEDOUT:
+		die("%s: %s did not answer in time; the window is broken and its peer is being torn down",
+		    what, dev);
+	case -ENOMEM:
+		die("%s: out of memory", what);
+	}
+	cmd_failed(mw, err);
+}
+
+static int window_create(struct mw *mw)
+{
+	struct kw kws[] = {
+		KW("region", KW_ID, "ID", true),
+		KW("peer", KW_ID, "ID", true),
+		KW("offset", KW_SIZE, "OFF", false),
+		KW("len", KW_SIZE, "LEN", true),
+		KW("access", KW_ACCESS, "ACCESS", true),
+		KW("overlap", KW_FLAG, "", false),
+		KW("quiet", KW_FLAG, "", false),
+		{ 0 },
+	};
+	struct mwin_window_bind b = { 0 };
+	int ret;
+
+	parse_kws(mw, kws);
+	kw_nonzero(kws, "len");
+	b.region = (uint32_t)kw_u(kws, "region");
+	b.peer = (uint32_t)kw_u(kws, "peer");
+	b.offset = kw_u(kws, "offset");
+	b.length = kw_u(kws, "len");
+	b.access = (uint32_t)kw_u(kws, "access");
+	b.flags = (kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0) |
+		  (kw_set(kws, "quiet") ? MWIN_WINDOW_QUIET : 0);
+	mw_open(mw);
+	ret = mwin_window_create(mw->fd, &b);
+	if (ret)
+		bind_failed(mw, ret, 0, b.region, b.peer, &b);
+	window_result(mw, b.id, &b);
+	return 0;
+}
+
+static int window_rebind(struct mw *mw)
+{
+	struct kw kws[] = {
+		KW("offset", KW_SIZE, "OFF", false),
+		KW("len", KW_SIZE, "LEN", false),
+		KW("access", KW_ACCESS, "ACCESS", false),
+		KW("peer", KW_ID, "ID", false),
+		KW("overlap", KW_FLAG, "", false),
+		{ 0 },
+	};
+	struct mwin_window_bind b = { 0 };
+	const struct mwin_window_info *w;
+	union mw_info info;
+	uint32_t id;
+	int ret;
+
+	id = take_id(mw);
+	parse_kws(mw, kws);
+	kw_nonzero(kws, "len");
+	mw_open(mw);
+	mw_get(mw, &window_object, id, &info);
+	w = &info.window;
+	if (w->state == MWIN_WINDOW_BROKEN)
+		die("window %u is broken: it can only be destroyed", id);
+	/* what is not given stays as it is */
+	b.id = id;
+	b.offset = kw_set(kws, "offset") ? kw_u(kws, "offset") : w->offset;
+	b.length = kw_set(kws, "len") ? kw_u(kws, "len") : w->length;
+	b.access = kw_set(kws, "access") ? (uint32_t)kw_u(kws, "access") :
+					   w->access;
+	b.peer = kw_set(kws, "peer") ? (uint32_t)kw_u(kws, "peer") : 0;
+	b.flags = kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0;
+	if (!b.peer && !w->peer)
+		die("window %u is unbound (its peer is gone); pass 'peer ID'", id);
+	ret = mwin_window_rebind(mw->fd, &b);
+	if (ret)
+		bind_failed(mw, ret, id, w->region, b.peer ? b.peer : w->peer, &b);
+	b.region = w->region;
+	if (!b.peer)
+		b.peer = w->peer;
+	window_result(mw, id, &b);
+	return 0;
+}
+
+static int window_invalidate(struct mw *mw)
+{
+	struct mwin_window_info w;
+	uint32_t id;
+	int ret;
+
+	id = take_id(mw);
+	no_args(mw);
+	mw_open(mw);
+	ret = mwin_window_invalidate(mw->fd, id);
+	if (ret == -ENOTCONN) {
+		if (!mwin_window_get(mw->fd, id, 0, &w) && w.peer)
+			die("peer %u of window %u is gone", w.peer, id);
+		die("window %u: its peer is gone", id);
+	}
+	if (ret == -EIO && !mwin_window_get(mw->fd, id, 0, &w) &&
+	    w.state == MWIN_WINDOW_BROKEN)
+		die("window %u is broken: it can only be destroyed", id);
+	if (ret == -EIO || ret == -ETIMEDOUT)
+		die("window invalidate: the device failed (%s); window %u's peer is being torn down",
+		    strerror(-ret), id);
+	if (ret)
+		id_failed(mw, ret, id);
+	window_result(mw, id, NULL);
+	return 0;
+}
+
+static int window_destroy(struct mw *mw)
+{
+	uint32_t id;
+	int ret;
+
+	id = take_id(mw);
+	no_args(mw);
+	mw_open(mw);
+	ret = mwin_window_destroy(mw->fd, id);
+	if (ret)
+		id_failed(mw, ret, id);
+	print_done(mw, id, "destroyed");
+	return 0;
+}
+
+int cmd_window(struct mw *mw)
+{
+	static const struct mw_cmd cmds[] = {
+		{ "show", window_show },
+		{ "create", window_create },
+		{ "rebind", window_rebind },
+		{ "invalidate", window_invalidate },
+		{ "destroy", window_destroy },
+		{ "help", usage_window },
+		{ 0 },
+	};
+
+	return mw_object(mw, "window", usage_window, cmds);
+}
