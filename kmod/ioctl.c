@@ -78,6 +78,14 @@ static int mwin_info_devs(struct mwin_info *info)
 	return ret;
 }
 
+static void mwin_info_rejects(__u64 *rejects)
+{
+	int i;
+
+	for (i = 0; i < MWIN_REJECT_SLOTS; i++)
+		rejects[i] = atomic64_read(&mwin_rejects[i]);
+}
+
 static int mwin_cmd_info(struct mwin_ucmd *ucmd)
 {
 	struct mwin_info *info = ucmd->cmd;
@@ -92,6 +100,9 @@ static int mwin_cmd_info(struct mwin_ucmd *ucmd)
 	info->max_peers = READ_ONCE(mwin_max_peers);
 	info->nr_peers = atomic_read(&mwin_nr_peers);
 	info->nr_regions = region_count(&ucmd->c, &info->region_bytes);
+	info->nr_tenants = mwin_obj_count(&mwin_tenant_type, &ucmd->c);
+	info->nr_anon_peers = admit_nr_anon();
+	mwin_info_rejects(info->rejects);
 	return mwin_info_devs(info);
 }
 
@@ -205,6 +216,14 @@ static int mwin_cmd_peer_disconnect(struct mwin_ucmd *ucmd)
 	return mwin_check_destroy(cmd, 0) ?: peer_disconnect(cmd->id);
 }
 
+/* Tenants: tenant.c checks the rest, and who may do what. */
+static int mwin_cmd_tenant_destroy(struct mwin_ucmd *ucmd)
+{
+	struct mwin_destroy *cmd = ucmd->cmd;
+
+	return mwin_check_destroy(cmd, 0) ?: tenant_destroy(cmd->id, &ucmd->c);
+}
+
 /* The checks the single call makes of its argument, for one batch entry. */
 static int mwin_check_batch_op(struct mwin_batch_op *op)
 {
@@ -298,7 +317,14 @@ union mwin_ucmd_buffer {
 	struct mwin_peer_info peer_info;
 	struct mwin_monitor monitor;
 	struct mwin_window_batch batch;
+	struct mwin_tenant_info tenant;
 };
+
+/* The command numbers of structs that grew encode their first version. */
+static_assert(offsetofend(struct mwin_info, __reserved) ==
+	      MWIN_INFO_SIZE_VER0);
+static_assert(offsetofend(struct mwin_peer_info, rejected_invalidations) ==
+	      MWIN_PEER_INFO_SIZE_VER0);
 
 struct mwin_ioctl_op {
 	unsigned int ioctl_num;
@@ -349,6 +375,12 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP(MONITOR, mwin_cmd_monitor, struct mwin_monitor, flags),
 	IOCTL_OP_W(WINDOW_BATCH, mwin_cmd_window_batch,
 		   struct mwin_window_batch, __reserved),
+	IOCTL_OP_W(TENANT_CREATE, tenant_create, struct mwin_tenant_info,
+		   rejects),
+	IOCTL_OP_W(TENANT_SET, tenant_set, struct mwin_tenant_info, rejects),
+	IOCTL_OP(TENANT_GET, tenant_get, struct mwin_tenant_info, rejects),
+	IOCTL_OP_W(TENANT_DESTROY, mwin_cmd_tenant_destroy,
+		   struct mwin_destroy, __reserved),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -201,6 +201,7 @@ static void __exit mwin_exit(void)
 	ib_unregister_client(&mwin_client);
 	mwin_obj_destroy_all(&mwin_window_type);
 	mwin_obj_destroy_all(&mwin_region_type);
+	mwin_obj_destroy_all(&mwin_tenant_type);
 	destroy_workqueue(mwin_wq);
 	WARN_ON(mwin_obj_any(&mwin_peer_type));
 	pr_info("mwin: unloaded\n");

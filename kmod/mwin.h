@@ -5,6 +5,8 @@
  * Objects
  *   region  pinned pages; DMA-mapped once per RDMA device, lazily
  *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
+ *   tenant  a named remote principal: who may connect, from where, how
+ *           often, and with what key (tenant.c; admission in admit.c)
  *   window  a range of a region granted to one peer through a
  *           fast-registration MR allocated from that peer's PD
  *
@@ -16,7 +18,9 @@
  *   - a peer's window list holds a reference on each window in it;
  *   - an mmap of a region holds the region;
  *   - a MWIN_CREATE_FD_OWNED object holds its open file (struct
- *     mwin_file), whose list of such objects holds none.
+ *     mwin_file), whose list of such objects holds none;
+ *   - a peer holds its tenant; a tenant's peer list holds none (a peer
+ *     leaves it in its teardown).
  *
  * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
@@ -30,6 +34,9 @@
  *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
  *   peer->lock (spinlock)          peer state, window list, rkey history
+ *   tenant->lock (spinlock)        a tenant's settings, peers and counts
+ * and mwin_tenants_lock (tenant names, tenant.c) is taken under
+ * mwin_devs_lock (publishing a peer), before any spinlock.
  * No global lock is held while waiting for the device.
  *
  * Window states (enum mwin_window_state in the uAPI)
@@ -90,6 +97,9 @@ enum mwin_peer_down {
 	MWIN_DOWN_DEVICE,	/* the RDMA device went away */
 	MWIN_DOWN_HOSTILE,	/* invalidated an rkey that is not its own */
 	MWIN_DOWN_NO_MESSAGES,	/* took no messages for op_timeout_ms */
+	MWIN_DOWN_BAD_PROOF,	/* its tenant proof did not verify */
+	MWIN_DOWN_NO_PROOF,	/* no tenant proof within op_timeout_ms */
+	MWIN_DOWN_TENANT,	/* its tenant was destroyed */
 };
 
 /* Module parameters. */
@@ -100,6 +110,11 @@ extern unsigned int mwin_max_peers;
 extern unsigned int mwin_op_timeout_ms;
 extern unsigned int mwin_keepalive_ms;
 extern unsigned int mwin_revoke_timeout_ms;
+extern bool mwin_anonymous;
+extern unsigned int mwin_max_anon_peers;
+extern unsigned int mwin_conn_rate;
+extern char *mwin_devices;
+extern char *mwin_listen;
 
 extern atomic64_t mwin_region_bytes;
 extern atomic_t mwin_nr_windows;
@@ -194,6 +209,7 @@ struct mwin_obj {
 extern struct mwin_obj_type mwin_region_type;
 extern struct mwin_obj_type mwin_window_type;
 extern struct mwin_obj_type mwin_peer_type;
+extern struct mwin_obj_type mwin_tenant_type;
 extern const struct mwin_caller mwin_module_caller;
 
 void mwin_caller_init(struct mwin_caller *c, const struct mwin_file *f);
@@ -327,9 +343,54 @@ struct mwin_region {
 	struct list_head maps;
 };
 
+/**
+ * struct mwin_tenant - a named remote principal (tenant.c)
+ * @obj: its id; owned by @obj.owner.uid, INVALID_UID for none
+ * @node: in the tenant list, under mwin_tenants_lock, from create to
+ *	destroy (or abort)
+ * @name: unique, NUL-terminated
+ * @live: its create was finalized; until then it admits no one
+ * @lock: everything below
+ * @tfm: HMAC-SHA256 keyed with the tenant's key; NULL: no key
+ * @key_len: its length, for TENANT_GET
+ * @allow: prefixes its peers may connect from
+ * @nr_allow: entries of @allow in use; 0: any address
+ * @max_conns: connections at once
+ * @max_windows: windows bound to its peers at once; 0: no limit
+ * @peers: its peers, until their teardown
+ * @nr_conns: connections admitted and not yet gone
+ * @nr_windows: windows bound to its peers now
+ * @connects: connections admitted, ever
+ * @rejects: refused connection attempts that named it, by reason
+ */
+struct mwin_tenant {
+	struct mwin_obj obj;
+	struct list_head node;
+	char name[MWIN_TENANT_NAME_MAX];
+	bool live;
+	spinlock_t lock;		/* everything below */
+	struct crypto_shash *tfm;
+	u32 key_len;
+	struct mwin_tenant_net allow[MWIN_TENANT_ALLOW_MAX];
+	u32 nr_allow;
+	u32 max_conns;
+	u32 max_windows;
+	struct list_head peers;
+	u32 nr_conns;
+	u32 nr_windows;
+	u64 connects;
+	u64 rejects[MWIN_REJECT_SLOTS];
+};
+
 struct mwin_peer {
 	struct mwin_obj obj;
 	struct mwin_dev *dev;
+	/* NULL for an anonymous peer (wire version 2) */
+	struct mwin_tenant *tenant;
+	struct list_head tenant_node;
+	/* what the peer's proof must be: computed at accept, see admit.c */
+	u8 proof[MWIN_WIRE_PROOF_LEN];
+	struct delayed_work auth_work;
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
 	struct ib_cq *send_cq;
@@ -355,6 +416,8 @@ struct mwin_peer {
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
 #define MWIN_PEER_CUT_OFF	2	/* its QP was moved to ERR */
 #define MWIN_PEER_DRAINED	3	/* the teardown drained its QP */
+#define MWIN_PEER_AUTHENTIC	4	/* anonymous, or its tenant proof verified */
+#define MWIN_PEER_NEEDS_PROOF	5	/* its tenant has a key */
 	enum mwin_peer_down down_reason;
 	/* the CONNECT_REQUEST handler is done with the peer */
 	struct completion set_up;
@@ -553,7 +616,62 @@ void verbs_prep_reg(struct mwin_window *w, struct ib_send_wr *inv_wr,
 		    struct ib_reg_wr *reg_wr, u8 key, u32 access);
 int verbs_status_errno(struct mwin_window *w, int status);
 
+/* tenant.c */
+int tenant_create(struct mwin_ucmd *ucmd);
+int tenant_set(struct mwin_ucmd *ucmd);
+int tenant_get(struct mwin_ucmd *ucmd);
+int tenant_destroy(u32 id, const struct mwin_caller *c);
+struct mwin_tenant *tenant_find(const char *name);
+bool tenant_name_ok(const char *name);
+void tenant_put(struct mwin_tenant *t);
+void tenant_add_peer(struct mwin_tenant *t, struct mwin_peer *p);
+void tenant_del_peer(struct mwin_tenant *t, struct mwin_peer *p);
+
+/* admit.c */
+
+/**
+ * struct mwin_admission - what admit_request() found in a CONNECT_REQUEST
+ * @version: of its hello
+ * @tenant: the tenant it named, referenced; NULL: anonymous
+ * @slot: it holds a connection slot (of @tenant, or an anonymous one)
+ * @nonce: the peer's nonce
+ */
+struct mwin_admission {
+	u8 version;
+	struct mwin_tenant *tenant;
+	bool slot;
+	u8 nonce[MWIN_WIRE_NONCE_LEN];
+};
+
+union mwin_accept_buf {
+	struct mwin_wire_accept anon;
+	struct mwin_wire_accept_tenant tenant;
+};
+
+extern atomic64_t mwin_rejects[MWIN_REJECT_SLOTS];
+u32 admit_nr_anon(void);
+int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
+		  struct mwin_admission *a);
+void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
+		  enum mwin_wire_reject_reason why);
+void admit_count(struct mwin_tenant *t, enum mwin_wire_reject_reason why);
+void admit_undo(struct mwin_admission *a);
+void admit_take(struct mwin_peer *p, struct mwin_admission *a);
+void admit_peer_gone(struct mwin_peer *p);
+int admit_accept_data(struct mwin_peer *p, const u8 *peer_nonce,
+		      union mwin_accept_buf *buf);
+bool admit_check_proof(const struct mwin_peer *p,
+		       const struct mwin_wire_proof *m);
+
 /* peer.c */
+
+/* Can @p be granted windows? Connected or connecting, and authentic. */
+static inline bool peer_takes_grants(const struct mwin_peer *p)
+{
+	return READ_ONCE(p->state) != MWIN_PEER_CLOSING &&
+	       test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
+}
+
 int peer_listen(void);
 void peer_stop_listen(void);
 struct mwin_peer *peer_get(u32 id);

@@ -14,6 +14,7 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/inet.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
 
@@ -23,8 +24,6 @@
 #define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1 + \
 			 MWIN_KICK_DEPTH + 1)
 #define MWIN_RQ_DEPTH	(MWIN_WIRE_RECV_DEPTH + 1)
-
-static struct rdma_cm_id *mwin_listen_id;
 
 static struct mwin_peer *to_peer(struct mwin_obj *o)
 {
@@ -41,6 +40,8 @@ static void peer_release(struct mwin_obj *o)
 {
 	struct mwin_peer *p = to_peer(o);
 
+	if (p->tenant)
+		tenant_put(p->tenant);
 	mwin_dev_put(p->dev);
 	kfree_rcu(p, obj.rcu);
 }
@@ -65,6 +66,9 @@ static const char *const peer_down_why[] = {
 	[MWIN_DOWN_DEVICE] = "device removed",
 	[MWIN_DOWN_HOSTILE] = "invalidated an rkey not its own",
 	[MWIN_DOWN_NO_MESSAGES] = "takes no messages",
+	[MWIN_DOWN_BAD_PROOF] = "its tenant proof did not verify",
+	[MWIN_DOWN_NO_PROOF] = "sent no tenant proof in time",
+	[MWIN_DOWN_TENANT] = "its tenant was destroyed",
 };
 
 /**
@@ -496,6 +500,62 @@ static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
 	return ib_post_recv(p->qp, &wr, NULL);
 }
 
+/* The peer is up: say so, and start its keepalive. Under @p->lock. */
+static void peer_up(struct mwin_peer *p)
+{
+	p->state = MWIN_PEER_CONNECTED;
+	peer_keepalive_arm(p);
+}
+
+/*
+ * A peer of a tenant with a key owes its proof as its first message
+ * (admit.c): anything else, or a wrong one, and it goes. The proof may
+ * come before the CM's ESTABLISHED event; then that event finds the peer
+ * authentic.
+ */
+static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
+			     u32 len)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+	u64 dma = p->recv_dma + r->index * sizeof(struct mwin_wire_msg);
+	bool ok, up;
+
+	BUILD_BUG_ON(sizeof(struct mwin_wire_proof) !=
+		     sizeof(struct mwin_wire_msg));
+	ib_dma_sync_single_for_cpu(ibdev, dma, sizeof(struct mwin_wire_msg),
+				   DMA_FROM_DEVICE);
+	ok = len == sizeof(struct mwin_wire_proof) &&
+	     admit_check_proof(p, (void *)&p->recv_msgs[r->index]);
+	ib_dma_sync_single_for_device(ibdev, dma, sizeof(struct mwin_wire_msg),
+				      DMA_FROM_DEVICE);
+	if (!ok) {
+		admit_count(p->tenant, MWIN_REJECT_BAD_PROOF);
+		peer_kill(p, MWIN_DOWN_BAD_PROOF);
+		return;
+	}
+	spin_lock(&p->lock);
+	set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
+	up = p->state == MWIN_PEER_AUTHENTICATING;
+	if (up)
+		peer_up(p);
+	spin_unlock(&p->lock);
+	if (up)
+		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
+}
+
+/* No proof within op_timeout_ms of the ESTABLISHED event. */
+static void peer_auth_timeout(struct work_struct *work)
+{
+	struct mwin_peer *p = container_of(to_delayed_work(work),
+					   struct mwin_peer, auth_work);
+
+	if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags) ||
+	    test_bit(MWIN_PEER_KILLED, &p->flags))
+		return;
+	admit_count(p->tenant, MWIN_REJECT_NO_PROOF);
+	peer_kill(p, MWIN_DOWN_NO_PROOF);
+}
+
 /*
  * The payload of a peer's message carries nothing the module acts on; only
  * the invalidation a Send-with-Invalidate performed does.
@@ -513,7 +573,9 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&p->msgs_received);
-	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+	if (!test_bit(MWIN_PEER_AUTHENTIC, &p->flags)) {
+		peer_check_proof(p, r, wc->byte_len);
+	} else if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		mwin_test_delay(MWIN_TEST_REMOTE_INV);
 		window_remote_invalidate(p, wc->ex.invalidate_rkey);
 	}
@@ -659,6 +721,7 @@ static void peer_teardown(struct work_struct *work)
 	spin_unlock(&p->lock);
 
 	cancel_delayed_work_sync(&p->keepalive_work);
+	cancel_delayed_work_sync(&p->auth_work);
 	/*
 	 * Messages are posted under send_lock once MWIN_PEER_KILLED was seen
 	 * clear: after this, none is being posted and none will be, and the
@@ -681,6 +744,7 @@ static void peer_teardown(struct work_struct *work)
 
 	peer_destroy_qp(p);
 	rdma_destroy_id(p->cm_id);
+	admit_peer_gone(p);
 	atomic_dec(&mwin_nr_peers);
 	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->obj.id, 0, 0);
 	pr_info_ratelimited("mwin: peer %u down: %s\n", p->obj.id,
@@ -689,29 +753,10 @@ static void peer_teardown(struct work_struct *work)
 	peer_put(p);
 }
 
-static void peer_reject(struct rdma_cm_id *id, const char *why)
-{
-	struct mwin_wire_hello hello = {
-		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
-		.version = MWIN_WIRE_VERSION,
-	};
-
-	pr_info_ratelimited("mwin: rejecting a peer: %s\n", why);
-	rdma_reject(id, &hello, sizeof(hello), IB_CM_REJ_CONSUMER_DEFINED);
-}
-
-static bool peer_hello_ok(const struct rdma_conn_param *conn)
-{
-	const struct mwin_wire_hello *hello = conn->private_data;
-
-	return conn->private_data_len >= sizeof(*hello) &&
-	       le32_to_cpu(hello->magic) == MWIN_WIRE_MAGIC &&
-	       hello->version == MWIN_WIRE_VERSION &&
-	       !memchr_inv(hello->__reserved, 0, sizeof(hello->__reserved));
-}
-
+/* A new peer, which takes what its request was admitted with. */
 static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
-				    struct mwin_dev *dev)
+				    struct mwin_dev *dev,
+				    struct mwin_admission *a)
 {
 	struct mwin_peer *p;
 
@@ -729,8 +774,10 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	init_waitqueue_head(&p->ops_wait);
 	INIT_LIST_HEAD(&p->windows);
 	INIT_LIST_HEAD(&p->dev_node);
+	INIT_LIST_HEAD(&p->tenant_node);
 	INIT_WORK(&p->teardown_work, peer_teardown);
 	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
+	INIT_DELAYED_WORK(&p->auth_work, peer_auth_timeout);
 	p->send_cqe.done = peer_send_done;
 	p->keepalive_cqe.done = peer_keepalive_done;
 	p->kick_cqe.done = peer_kick_done;
@@ -740,6 +787,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	p->dev = dev;
 	strscpy(p->dev_name, dev_name(&dev->ibdev->dev), sizeof(p->dev_name));
 	memcpy(&p->addr, &id->route.addr.dst_addr, sizeof(p->addr));
+	admit_take(p, a);
 	return p;
 }
 
@@ -752,17 +800,15 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 #define MWIN_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 
 static int peer_accept_conn(struct mwin_peer *p,
-			    const struct rdma_conn_param *req)
+			    const struct rdma_conn_param *req,
+			    const u8 *peer_nonce)
 {
 	struct ib_device_attr *attrs = &p->dev->ibdev->attrs;
-	struct mwin_wire_accept acc = {
-		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
-		.version = MWIN_WIRE_VERSION,
-		.peer = cpu_to_le32(p->obj.id),
-	};
+	union mwin_accept_buf acc;
+	int len = admit_accept_data(p, peer_nonce, &acc);
 	struct rdma_conn_param param = {
 		.private_data = &acc,
-		.private_data_len = sizeof(acc),
+		.private_data_len = len,
 		/* The peer reads and does atomics; the module does neither. */
 		.responder_resources = min_t(u32, req->initiator_depth,
 					     attrs->max_qp_rd_atom),
@@ -770,6 +816,8 @@ static int peer_accept_conn(struct mwin_peer *p,
 		.rnr_retry_count = 6,
 	};
 
+	if (len < 0)
+		return len;
 	return rdma_set_ack_timeout(p->cm_id, MWIN_ACK_TIMEOUT) ?:
 	       rdma_set_min_rnr_timer(p->cm_id, MWIN_MIN_RNR_TIMER) ?:
 	       rdma_accept(p->cm_id, &param);
@@ -787,8 +835,12 @@ static struct mwin_dev *peer_find_dev(struct ib_device *ibdev)
 	return NULL;
 }
 
+/* A peer that was never published: give back all it took. */
 static void peer_free(struct mwin_peer *p)
 {
+	admit_peer_gone(p);
+	if (p->tenant)
+		tenant_put(p->tenant);
 	mwin_dev_put(p->dev);
 	kfree(p);
 }
@@ -802,6 +854,8 @@ static void peer_publish(struct mwin_peer *p)
 	list_add_tail(&p->dev_node, &dev->peers);
 	dev->nr_peers++;
 	spin_unlock(&dev->lock);
+	if (p->tenant)
+		tenant_add_peer(p->tenant, p);
 	mwin_obj_publish(&p->obj);
 }
 
@@ -814,7 +868,7 @@ static void peer_publish(struct mwin_peer *p)
  * peer_undo_setup().
  */
 static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
-		      struct mwin_peer **undo)
+		      struct mwin_admission *a, struct mwin_peer **undo)
 {
 	struct mwin_dev *dev;
 	struct mwin_peer *p;
@@ -824,7 +878,7 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 	dev = peer_find_dev(id->device);
 	if (!dev)
 		return -ENODEV;
-	p = peer_alloc(id, dev);
+	p = peer_alloc(id, dev, a);
 	if (!p)
 		return -ENOMEM;
 
@@ -840,7 +894,7 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 	 * Once the REP is out the peer may send, fail a receive and so kill
 	 * @p before it is published: the teardown waits for set_up.
 	 */
-	ret = peer_accept_conn(p, req);
+	ret = peer_accept_conn(p, req, a->nonce);
 	if (ret)
 		goto err_destroy;
 	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);
@@ -881,36 +935,38 @@ static int peer_connect_request(struct rdma_cm_id *id,
 				const struct rdma_conn_param *req)
 {
 	struct mwin_peer *undo = NULL;
-	int ret;
+	struct mwin_admission a;
+	struct mwin_tenant *t;
+	int why, ret;
 
-	if (!peer_hello_ok(req)) {
-		peer_reject(id, "bad hello (magic, version or reserved bytes)");
-		return -EINVAL;
-	}
-	/*
-	 * The peer's REQ sets the RNR retries of the module's own QP; 7 is
-	 * "forever": a peer that then takes no SEND would stall the send
-	 * queue, and every revoke on it, for good.
-	 */
-	if (req->rnr_retry_count >= 7) {
-		peer_reject(id, "RNR retry count 7 (infinite)");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
+	why = admit_request(id, req, &a);
+	if (!why &&
+	    atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
 		atomic_dec(&mwin_nr_peers);
-		peer_reject(id, "peer limit reached");
-		return -ENOSPC;
+		why = MWIN_REJECT_PEER_LIMIT;
+	}
+	if (why) {
+		admit_reject(id, a.tenant, why);
+		admit_undo(&a);
+		return -ECONNREFUSED;
 	}
 
+	/* the peer takes the tenant's reference: one for the count below */
+	t = a.tenant;
+	if (t)
+		mwin_obj_get(&t->obj);
 	mutex_lock(&mwin_devs_lock);
-	ret = peer_setup(id, req, &undo);
+	ret = peer_setup(id, req, &a, &undo);
 	mutex_unlock(&mwin_devs_lock);
 	if (undo)
 		peer_undo_setup(undo);
+	admit_undo(&a);		/* nothing, once a peer took it */
 	if (ret) {
 		atomic_dec(&mwin_nr_peers);
-		peer_reject(id, "cannot set up the connection");
+		admit_reject(id, t, MWIN_REJECT_SETUP);
 	}
+	if (t)
+		tenant_put(t);
 	return ret;
 }
 
@@ -929,10 +985,17 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * or never to be armed.
 		 */
 		spin_lock(&p->lock);
-		up = p->state == MWIN_PEER_CONNECTING;
+		up = p->state == MWIN_PEER_CONNECTING &&
+		     test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
 		if (up) {
-			p->state = MWIN_PEER_CONNECTED;
-			peer_keepalive_arm(p);
+			peer_up(p);
+		} else if (p->state == MWIN_PEER_CONNECTING) {
+			/* the proof is to come: see peer_check_proof() */
+			unsigned int ms = READ_ONCE(mwin_op_timeout_ms);
+
+			p->state = MWIN_PEER_AUTHENTICATING;
+			queue_delayed_work(mwin_wq, &p->auth_work,
+					   msecs_to_jiffies(ms));
 		}
 		spin_unlock(&p->lock);
 		if (up)
@@ -955,13 +1018,42 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-int peer_listen(void)
+char *mwin_listen = "";
+module_param_named(listen, mwin_listen, charp, 0444);
+MODULE_PARM_DESC(listen, "Addresses peers may connect to, comma-separated IPv4 or IPv6 literals (default: all)");
+
+#define MWIN_LISTEN_MAX	8
+
+static struct rdma_cm_id *mwin_listen_ids[MWIN_LISTEN_MAX];
+
+/* The next address of the listen parameter at *@list, or -ENOENT. */
+static int peer_listen_addr(const char **list, struct sockaddr_storage *ss)
 {
-	struct sockaddr_in6 sin6 = {
-		.sin6_family = AF_INET6,
-		.sin6_port = htons(mwin_port),
-		.sin6_addr = IN6ADDR_ANY_INIT,
-	};
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	size_t n = strcspn(*list, ",");
+	const char *word = *list;
+
+	if (!n)
+		return -ENOENT;
+	*list += n + !!(*list)[n];
+	memset(ss, 0, sizeof(*ss));
+	if (in4_pton(word, n, (u8 *)&sin->sin_addr, -1, NULL)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(mwin_port);
+		return 0;
+	}
+	if (in6_pton(word, n, sin6->sin6_addr.s6_addr, -1, NULL)) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(mwin_port);
+		return 0;
+	}
+	pr_err("mwin: listen: not an address: %.*s\n", (int)n, word);
+	return -EINVAL;
+}
+
+static int peer_listen_on(struct sockaddr *sa, struct rdma_cm_id **out)
+{
 	struct rdma_cm_id *id;
 	int ret;
 
@@ -969,24 +1061,66 @@ int peer_listen(void)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	/* One listener for IPv4 and IPv6, on every device, present or not. */
-	ret = rdma_set_afonly(id, 0) ?:
-	      rdma_bind_addr(id, (struct sockaddr *)&sin6) ?:
+	/* The wildcard listens for IPv4 and IPv6 alike. */
+	ret = (sa->sa_family == AF_INET6 ? rdma_set_afonly(id, 0) : 0) ?:
+	      rdma_bind_addr(id, sa) ?:
 	      rdma_listen(id, 128);
 	if (ret) {
-		pr_err("mwin: cannot listen on RDMA CM port %u: %d%s\n",
-		       mwin_port, ret,
+		pr_err("mwin: cannot listen on %pISpc: %d%s\n", sa, ret,
 		       ret == -EADDRINUSE ? " (port in use)" : "");
 		rdma_destroy_id(id);
 		return ret;
 	}
-	mwin_listen_id = id;
+	*out = id;
 	return 0;
+}
+
+/*
+ * Listen on every device, present or not: on the addresses of the listen
+ * parameter, or on all.
+ */
+int peer_listen(void)
+{
+	struct sockaddr_in6 any = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(mwin_port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	const char *list = mwin_listen;
+	struct sockaddr_storage ss;
+	int i, ret;
+
+	if (!*list)
+		return peer_listen_on((struct sockaddr *)&any,
+				      &mwin_listen_ids[0]);
+	for (i = 0; i < MWIN_LISTEN_MAX; i++) {
+		ret = peer_listen_addr(&list, &ss);
+		if (ret == -ENOENT)
+			return 0;
+		if (!ret)
+			ret = peer_listen_on((struct sockaddr *)&ss,
+					     &mwin_listen_ids[i]);
+		if (ret)
+			goto err;
+	}
+	if (!*list)
+		return 0;
+	pr_err("mwin: listen: more than %d addresses\n", MWIN_LISTEN_MAX);
+	ret = -EINVAL;
+err:
+	peer_stop_listen();
+	return ret;
 }
 
 void peer_stop_listen(void)
 {
-	rdma_destroy_id(mwin_listen_id);
+	int i;
+
+	for (i = 0; i < MWIN_LISTEN_MAX; i++) {
+		if (mwin_listen_ids[i])
+			rdma_destroy_id(mwin_listen_ids[i]);
+		mwin_listen_ids[i] = NULL;
+	}
 }
 
 int peer_disconnect(u32 id)
@@ -1023,6 +1157,7 @@ int peer_fill_info(struct mwin_peer_info *info)
 	info->remote_invalidations = atomic64_read(&p->remote_invalidations);
 	info->rejected_invalidations =
 		atomic64_read(&p->rejected_invalidations);
+	info->tenant = p->tenant ? p->tenant->obj.id : 0;
 	peer_put(p);
 	return 0;
 }

@@ -161,14 +161,41 @@ int window_pick_key(struct mwin_window *w)
 	return key;
 }
 
+/* Count @w against its tenant's max_windows. Under @p->lock. */
+static int window_charge_tenant(struct mwin_tenant *t)
+{
+	int ret = 0;
+
+	if (!t)
+		return 0;
+	spin_lock(&t->lock);
+	if (t->max_windows && t->nr_windows >= t->max_windows)
+		ret = -EDQUOT;
+	else
+		t->nr_windows++;
+	spin_unlock(&t->lock);
+	return ret;
+}
+
+static void window_uncharge_tenant(struct mwin_tenant *t)
+{
+	if (!t)
+		return;
+	spin_lock(&t->lock);
+	t->nr_windows--;
+	spin_unlock(&t->lock);
+}
+
 static int window_attach(struct mwin_window *w, struct mwin_peer *p)
 {
 	int ret = 0;
 
 	spin_lock(&p->lock);
-	if (p->state == MWIN_PEER_CLOSING) {
+	if (!peer_takes_grants(p))
 		ret = -ENOTCONN;
-	} else {
+	else
+		ret = window_charge_tenant(p->tenant);
+	if (!ret) {
 		mwin_obj_get(&p->obj);
 		mwin_obj_get(&w->obj);
 		list_add_tail(&w->peer_node, &p->windows);
@@ -210,6 +237,7 @@ static void window_detach(struct mwin_window *w)
 		listed = true;
 	}
 	spin_unlock(&p->lock);
+	window_uncharge_tenant(p->tenant);
 	w->peer = NULL;
 	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
@@ -487,7 +515,7 @@ int window_create(struct mwin_ucmd *ucmd)
 		region_put(r);
 		return -ENOENT;
 	}
-	ret = READ_ONCE(p->state) == MWIN_PEER_CLOSING ? -ENOTCONN :
+	ret = !peer_takes_grants(p) ? -ENOTCONN :
 	      window_check_dev(p->dev, r, arg);
 	if (ret)
 		goto err_put;
@@ -609,7 +637,7 @@ relock:
 		}
 		mwin_obj_get(&p->obj);
 	}
-	if (READ_ONCE(p->state) == MWIN_PEER_CLOSING)
+	if (!peer_takes_grants(p))
 		ret = -ENOTCONN;
 	else
 		ret = window_rebind_locked(w, p, arg);

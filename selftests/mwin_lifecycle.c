@@ -125,11 +125,14 @@ static int set_param(const char *name, unsigned long val, unsigned long *old)
 	return ret;
 }
 
-/* A hello with the wrong magic or version is rejected with the module's. */
+/*
+ * A hello with the wrong magic or version is rejected with the module's
+ * highest version and the reason.
+ */
 TEST(bad_hello_is_rejected)
 {
 	struct mwin_wire_hello bad = {
-		.magic = MWIN_WIRE_MAGIC, .version = MWIN_WIRE_VERSION + 1,
+		.magic = MWIN_WIRE_MAGIC, .version = MWIN_WIRE_VERSION_TENANT + 1,
 	};
 	struct mwpeer_opts opts = {
 		.timeout_ms = TEST_TIMEOUT_MS,
@@ -144,7 +147,7 @@ TEST(bad_hello_is_rejected)
 	EXPECT_TRUE(rej.rejected);
 	EXPECT_TRUE(rej.by_module);
 	EXPECT_TRUE(rej.version_valid);
-	EXPECT_EQ(MWIN_WIRE_VERSION, rej.version);
+	EXPECT_EQ(MWIN_WIRE_VERSION_TENANT, rej.version);
 	mwpeer_close(p);
 
 	/* the right version, but reserved bytes that are not zero */

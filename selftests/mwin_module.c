@@ -254,8 +254,8 @@ TEST(param_bounds)
 		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s", bp->name);
 		EXPECT_EQ(0644, st.st_mode & 0777);
 		old = param_read(bp->name);
-		/* the defaults, unless the runner loaded other values */
-		if (!getenv("MWIN_MODULE_PARAMS"))
+		/* the default, unless the runner loaded another value */
+		if (!strstr(getenv("MWIN_MODULE_PARAMS") ?: "", bp->name))
 			ASSERT_EQ(bp->def, old) TH_LOG("%s", bp->name);
 		for (j = 0; j < 8 && bp->bad[j]; j++) {
 			EXPECT_EQ(-EINVAL, param_write(bp->name, bp->bad[j]))

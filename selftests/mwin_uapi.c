@@ -88,13 +88,15 @@ static int raw(int fd, unsigned long cmd, void *arg, uint32_t size)
 	return mwin_ioctl(fd, cmd, arg);
 }
 
+/* A command, its struct's size, and the size of its first version. */
 struct cmd {
 	unsigned long nr;
 	size_t size;
+	size_t ver0;
 };
 
 static const struct cmd cmds[] = {
-	{ MWIN_INFO, sizeof(struct mwin_info) },
+	{ MWIN_INFO, sizeof(struct mwin_info), MWIN_INFO_SIZE_VER0 },
 	{ MWIN_REGION_CREATE, sizeof(struct mwin_region_create) },
 	{ MWIN_REGION_DESTROY, sizeof(struct mwin_destroy) },
 	{ MWIN_REGION_GET, sizeof(struct mwin_region_info) },
@@ -103,11 +105,22 @@ static const struct cmd cmds[] = {
 	{ MWIN_WINDOW_INVALIDATE, sizeof(struct mwin_destroy) },
 	{ MWIN_WINDOW_DESTROY, sizeof(struct mwin_destroy) },
 	{ MWIN_WINDOW_GET, sizeof(struct mwin_window_info) },
-	{ MWIN_PEER_GET, sizeof(struct mwin_peer_info) },
+	{ MWIN_PEER_GET, sizeof(struct mwin_peer_info),
+	  MWIN_PEER_INFO_SIZE_VER0 },
 	{ MWIN_PEER_DISCONNECT, sizeof(struct mwin_destroy) },
 	{ MWIN_MONITOR, sizeof(struct mwin_monitor) },
 	{ MWIN_WINDOW_BATCH, sizeof(struct mwin_window_batch) },
+	{ MWIN_TENANT_CREATE, sizeof(struct mwin_tenant_info) },
+	{ MWIN_TENANT_SET, sizeof(struct mwin_tenant_info) },
+	{ MWIN_TENANT_GET, sizeof(struct mwin_tenant_info) },
+	{ MWIN_TENANT_DESTROY, sizeof(struct mwin_destroy) },
 };
+
+/* The size the command number encodes, and the least the module takes. */
+static size_t cmd_ver0(const struct cmd *c)
+{
+	return c->ver0 ?: c->size;
+}
 
 /* Sizes: short is EINVAL, long with a non-zero tail E2BIG, bad pointer EFAULT. */
 TEST_F(uapi, struct_sizes)
@@ -121,7 +134,8 @@ TEST_F(uapi, struct_sizes)
 
 		TH_LOG("command 0x%lx, size %zu", nr, size);
 		memset(buf, 0, sizeof(buf));
-		EXPECT_ERR_UNCHANGED(-EINVAL, raw(self->fd, nr, buf, size - 1));
+		EXPECT_ERR_UNCHANGED(-EINVAL, raw(self->fd, nr, buf,
+						  cmd_ver0(&cmds[i]) - 1));
 		EXPECT_ERR_UNCHANGED(-EINVAL, raw(self->fd, nr, buf, 0));
 		memset(buf, 0, sizeof(buf));
 		((uint8_t *)buf)[size] = 1;
@@ -143,7 +157,7 @@ TEST_F(uapi, cmd_bits)
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		unsigned int nr = _IOC_NR(cmds[i].nr);
-		size_t size = cmds[i].size;
+		size_t size = cmd_ver0(&cmds[i]);
 		const unsigned long bad[] = {
 			_IOC(_IOC_READ, MWIN_IOCTL_MAGIC, nr, size),
 			_IOC(_IOC_WRITE, MWIN_IOCTL_MAGIC, nr, size),

@@ -98,7 +98,7 @@ window_state() {	# window_state ID: its state, as mwctl -j reports it
 MSG="hello, window!"
 
 say "Load the module. It listens for RDMA CM peers on every RDMA device."
-step insmod build/vm/mwin.ko
+step insmod build/vm/mwin.ko anonymous=1
 for _ in $(seq 50); do [ -e /dev/mwin ] && break; sleep 0.1; done
 step mwctl dev show
 grep -q '^dev rxe0 ' <<<"$OUT" || fail "mwctl dev show lists no rxe0"

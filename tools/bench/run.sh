@@ -34,7 +34,7 @@ guest_out=build/vm/out/bench
 if [ "${1:-}" = --guest ]; then
 	shift
 	echo "bench: guest $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
-	insmod "$bench/mwin.ko" || { echo "bench: insmod mwin.ko failed"; exit 1; }
+	insmod "$bench/mwin.ko" anonymous=1 || { echo "bench: insmod mwin.ko failed"; exit 1; }
 	insmod "$bench/kmod/mwin_bench.ko" || { echo "bench: insmod mwin_bench.ko failed"; exit 1; }
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	mkdir -p "$guest_out"
@@ -81,7 +81,7 @@ make -s -C "$kdir" M="$bench/kmod" KBUILD_EXTRA_SYMBOLS="$bench/Module.symvers" 
 say "building mwbench"
 ${CC:-gcc} -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Iuapi -Itools/lib \
 	-o "$bench/mwbench" tools/bench/mwbench.c tools/lib/libmwin.c tools/lib/mwpeer.c \
-	-lrdmacm -libverbs -lpthread -lm || die "mwbench build failed"
+	-lrdmacm -libverbs -lcrypto -lpthread -lm || die "mwbench build failed"
 
 if ! command -v gnuplot > /dev/null; then
 	say "installing gnuplot-nox"

@@ -141,6 +141,74 @@ int mwin_peer_disconnect(int fd, uint32_t id)
 	return mwin_by_id(fd, MWIN_PEER_DISCONNECT, id, 0);
 }
 
+/*
+ * TENANT_CREATE and TENANT_SET take the caller's struct as it is (name, key,
+ * allow list, limits; flags for SET); size is filled in.
+ */
+int mwin_tenant_create(int fd, struct mwin_tenant_info *t)
+{
+	t->size = sizeof(*t);
+	t->flags = 0;
+	t->id = 0;
+	return mwin_ioctl(fd, MWIN_TENANT_CREATE, t);
+}
+
+int mwin_tenant_set(int fd, struct mwin_tenant_info *t)
+{
+	t->size = sizeof(*t);
+	return mwin_ioctl(fd, MWIN_TENANT_SET, t);
+}
+
+int mwin_tenant_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_tenant_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->flags = flags;
+	info->id = id;
+	return mwin_ioctl(fd, MWIN_TENANT_GET, info);
+}
+
+/* The tenant named @name, by walking them all. */
+int mwin_tenant_find(int fd, const char *name, struct mwin_tenant_info *info)
+{
+	uint32_t id = 0;
+	int ret;
+
+	while (!(ret = mwin_tenant_get(fd, id, MWIN_GET_NEXT, info))) {
+		if (!strncmp(info->name, name, sizeof(info->name)))
+			return 0;
+		id = info->id;
+	}
+	return ret;
+}
+
+int mwin_tenant_destroy(int fd, uint32_t id)
+{
+	return mwin_by_id(fd, MWIN_TENANT_DESTROY, id, 0);
+}
+
+const char *mwin_reject_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[MWIN_REJECT_BAD_HELLO] = "bad-hello",
+		[MWIN_REJECT_ANONYMOUS] = "anonymous",
+		[MWIN_REJECT_UNKNOWN_TENANT] = "unknown-tenant",
+		[MWIN_REJECT_ADDRESS] = "address",
+		[MWIN_REJECT_QUOTA] = "quota",
+		[MWIN_REJECT_PEER_LIMIT] = "peer-limit",
+		[MWIN_REJECT_RATE] = "rate",
+		[MWIN_REJECT_RNR_RETRY] = "rnr-retry",
+		[MWIN_REJECT_SETUP] = "setup",
+		[MWIN_REJECT_DEVICE] = "device",
+		[MWIN_REJECT_BAD_PROOF] = "bad-proof",
+		[MWIN_REJECT_NO_PROOF] = "no-proof",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) && names[reason] ?
+	       names[reason] : "unknown";
+}
+
 const char *mwin_window_state_name(uint32_t state)
 {
 	switch (state) {
@@ -165,6 +233,8 @@ const char *mwin_peer_state_name(uint32_t state)
 		return "connected";
 	case MWIN_PEER_CLOSING:
 		return "closing";
+	case MWIN_PEER_AUTHENTICATING:
+		return "authenticating";
 	}
 	return "unknown";
 }

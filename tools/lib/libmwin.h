@@ -35,7 +35,16 @@ int mwin_peer_get(int fd, uint32_t id, uint32_t flags,
 		  struct mwin_peer_info *info);
 int mwin_peer_disconnect(int fd, uint32_t id);
 
+int mwin_tenant_create(int fd, struct mwin_tenant_info *t);
+int mwin_tenant_set(int fd, struct mwin_tenant_info *t);
+int mwin_tenant_get(int fd, uint32_t id, uint32_t flags,
+		    struct mwin_tenant_info *info);
+int mwin_tenant_find(int fd, const char *name, struct mwin_tenant_info *info);
+int mwin_tenant_destroy(int fd, uint32_t id);
+
 const char *mwin_window_state_name(uint32_t state);
+/* "unknown-tenant", "address", ... for enum mwin_wire_reject_reason. */
+const char *mwin_reject_reason_name(uint32_t reason);
 const char *mwin_peer_state_name(uint32_t state);
 /* "rwa" letters of MWIN_ACCESS_* rights ('?' for unknown bits) into buf. */
 const char *mwin_access_str(uint32_t access, char buf[5]);

@@ -20,7 +20,12 @@
  *  - a *peer*: one RDMA CM connection accepted by the module; peers are
  *    created by remote hosts, never by ioctl;
  *  - a *window*: a byte range of a region with remote rights and an rkey,
- *    usable only through its peer's connection.
+ *    usable only through its peer's connection;
+ *  - a *tenant*: a named remote principal, made by CAP_SYS_ADMIN. A peer
+ *    that names a tenant in its hello (wire version 3) is admitted only
+ *    from the tenant's addresses, within its connection quota, and, when
+ *    the tenant has a key, after both sides proved they hold it
+ *    (HMAC-SHA256 over nonces of both; the key never crosses the wire).
  *
  * Regions and windows have an owner: the user (effective uid) that opened
  * the file they were created through. Through a file opened by another
@@ -28,7 +33,9 @@
  * skip them, MWIN_INFO does not count them and a monitor gets no event
  * about them, unless the caller has CAP_SYS_ADMIN, which sees and may act
  * on every object. Peers belong to the host: every caller sees them and
- * may grant its own regions' windows to them.
+ * may grant its own regions' windows to them. A tenant's owner is the
+ * local user named at its creation (or none): the owner and CAP_SYS_ADMIN
+ * see it; only CAP_SYS_ADMIN creates, changes or destroys tenants.
  *
  * Every ioctl argument starts with ``__u32 size`` (the size of the struct
  * as the caller knows it) and ``__u32 flags``. A caller built against an
@@ -54,7 +61,8 @@
  *    (see the owners above);
  *  - EBADF: a command that changes state (REGION_CREATE, REGION_DESTROY,
  *    WINDOW_CREATE, WINDOW_REBIND, WINDOW_INVALIDATE, WINDOW_DESTROY,
- *    PEER_DISCONNECT, WINDOW_BATCH) on a file not opened for writing; INFO,
+ *    PEER_DISCONNECT, WINDOW_BATCH, TENANT_CREATE, TENANT_SET,
+ *    TENANT_DESTROY) on a file not opened for writing; INFO,
  *    the GETs and MONITOR need only read access. So does mmap, for a
  *    read-only mapping: a writable one needs write access (EACCES);
  *  - EPERM: the caller lacks CAP_SYS_ADMIN for a privileged operation.
@@ -64,6 +72,8 @@
 
 #define MWIN_ABI_VERSION	1
 #define MWIN_DEFAULT_PORT	18520
+/* Counters of refused connections: one per enum mwin_wire_reject_reason. */
+#define MWIN_REJECT_SLOTS	16
 
 /**
  * enum mwin_access - remote rights of a window
@@ -92,7 +102,7 @@ enum mwin_access {
  *	or revoke for this window, ever; the caller hands the rkey out by its
  *	own means, as the consumer of an IB memory window does. Revocation is
  *	as immediate, and MWIN_MONITOR reports every grant and revoke
- * @MWIN_GET_NEXT: REGION_GET, WINDOW_GET, PEER_GET: return the object
+ * @MWIN_GET_NEXT: REGION_GET, WINDOW_GET, PEER_GET, TENANT_GET: return the object
  *	with the smallest id strictly greater than the one given (0 starts
  *	the walk), ENOENT past the last
  * @MWIN_REGION_DESTROY_FORCE: REGION_DESTROY: destroy a region that still
@@ -138,6 +148,9 @@ enum mwin_dev_caps {
 	MWIN_DEV_CAP_ATOMIC = 1 << 1,
 };
 
+/* The first version of struct mwin_info, up to @__reserved. */
+#define MWIN_INFO_SIZE_VER0	72
+
 /**
  * struct mwin_info - MWIN_INFO: module version, limits and devices
  * @size: sizeof(struct mwin_info)
@@ -156,6 +169,10 @@ enum mwin_dev_caps {
  * @devs: in, pointer to an array of struct mwin_dev_info, or 0
  * @dev_info_size: in, sizeof(struct mwin_dev_info) as the caller knows it
  * @__reserved: must be 0
+ * @nr_tenants: out, tenants the caller may see
+ * @nr_anon_peers: out, peers that named no tenant (wire version 2)
+ * @rejects: out, connection attempts refused since the module loaded, by
+ *	enum mwin_wire_reject_reason (index 0 unused)
  */
 struct mwin_info {
 	__u32 size;
@@ -173,6 +190,9 @@ struct mwin_info {
 	__aligned_u64 devs;
 	__u32 dev_info_size;
 	__u32 __reserved;
+	__u32 nr_tenants;
+	__u32 nr_anon_peers;
+	__aligned_u64 rejects[MWIN_REJECT_SLOTS];
 };
 
 /**
@@ -263,8 +283,11 @@ struct mwin_destroy {
  * Errors: ENOENT (region, peer or window); ERANGE (the range leaves the
  * region); EBUSY (overlaps another window of the region, without
  * MWIN_WINDOW_OVERLAP); E2BIG (larger than the device can map, see
- * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone or
- * a rebind with peer 0 of a window that has none); EOPNOTSUPP (the device
+ * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone, a
+ * tenant's peer has not proved its key yet, or a rebind with peer 0 of a
+ * window that has none); EDQUOT (the peer's tenant has its max_windows
+ * windows bound; a rebind to another peer has revoked the old rkey by
+ * then, and the window is unbound); EOPNOTSUPP (the device
  * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); ENOSPC
  * (window limit, or a caller without CAP_SYS_ADMIN whose user holds half
  * of it already); EIO; ECONNABORTED (the operation did not complete in
@@ -372,12 +395,19 @@ struct mwin_region_info {
  * @MWIN_PEER_CONNECTING: accepted, not yet established
  * @MWIN_PEER_CONNECTED: established; windows can be granted
  * @MWIN_PEER_CLOSING: being torn down; its windows are being unbound
+ * @MWIN_PEER_AUTHENTICATING: established, a tenant with a key: the
+ *	module waits for the peer's proof; nothing can be granted to it yet
+ *	(ENOTCONN)
  */
 enum mwin_peer_state {
 	MWIN_PEER_CONNECTING = 1,
 	MWIN_PEER_CONNECTED = 2,
 	MWIN_PEER_CLOSING = 3,
+	MWIN_PEER_AUTHENTICATING = 4,
 };
+
+/* The first version of struct mwin_peer_info, up to @rejected_invalidations. */
+#define MWIN_PEER_INFO_SIZE_VER0	248
 
 /**
  * struct mwin_peer_info - MWIN_PEER_GET: one peer
@@ -394,6 +424,8 @@ enum mwin_peer_state {
  * @remote_invalidations: out, windows the peer invalidated
  * @rejected_invalidations: out, Send-with-Invalidate naming an rkey that
  *	is not the peer's (the peer is disconnected for it)
+ * @tenant: out, the tenant the peer connected as, 0 for an anonymous peer
+ * @__reserved: 0
  */
 struct mwin_peer_info {
 	__u32 size;
@@ -408,6 +440,8 @@ struct mwin_peer_info {
 	__aligned_u64 msgs_received;
 	__aligned_u64 remote_invalidations;
 	__aligned_u64 rejected_invalidations;
+	__u32 tenant;
+	__u32 __reserved;
 };
 
 /**
@@ -554,6 +588,111 @@ struct mwin_window_batch {
 
 #define MWIN_BATCH_MAX		256
 
+/* A tenant's name: 1 to MWIN_TENANT_NAME_MAX - 1 bytes of [A-Za-z0-9._-]. */
+#define MWIN_TENANT_NAME_MAX	24
+/* A tenant's key: MWIN_TENANT_KEY_MIN to MWIN_TENANT_KEY_MAX bytes. */
+#define MWIN_TENANT_KEY_MIN	16
+#define MWIN_TENANT_KEY_MAX	64
+/* Address prefixes a tenant may connect from. */
+#define MWIN_TENANT_ALLOW_MAX	8
+
+/**
+ * struct mwin_tenant_net - an address prefix a tenant may connect from
+ * @family: 4 (IPv4: @addr[0..3]) or 6 (IPv6: @addr[0..15])
+ * @prefix_len: leading bits of @addr that must match: 0 to 32, or 0 to 128
+ * @__reserved: must be 0
+ * @addr: the address, network byte order; bits past @prefix_len and
+ *	bytes past the family's length must be 0
+ *
+ * An IPv4 peer that connects over IPv6 (an IPv4-mapped address,
+ * ::ffff:a.b.c.d) matches IPv4 prefixes.
+ */
+struct mwin_tenant_net {
+	__u8 family;
+	__u8 prefix_len;
+	__u8 __reserved[2];
+	__u8 addr[16];
+};
+
+/**
+ * enum mwin_tenant_set - TENANT_SET: the fields to change
+ * @MWIN_TENANT_SET_KEY: @key and @key_len (a @key_len of 0 removes the key)
+ * @MWIN_TENANT_SET_ALLOW: @allow and @nr_allow
+ * @MWIN_TENANT_SET_MAX_CONNS: @max_conns
+ * @MWIN_TENANT_SET_MAX_WINDOWS: @max_windows
+ * @MWIN_TENANT_SET_OWNER: @owner
+ *
+ * A change applies to connections made after it; live connections keep
+ * what they were admitted with (TENANT_DESTROY or PEER_DISCONNECT ends
+ * them).
+ */
+enum mwin_tenant_set {
+	MWIN_TENANT_SET_KEY = 1 << 0,
+	MWIN_TENANT_SET_ALLOW = 1 << 1,
+	MWIN_TENANT_SET_MAX_CONNS = 1 << 2,
+	MWIN_TENANT_SET_MAX_WINDOWS = 1 << 3,
+	MWIN_TENANT_SET_OWNER = 1 << 4,
+};
+
+/* @owner of a tenant that no local user owns */
+#define MWIN_NO_OWNER		0xffffffffU
+
+/**
+ * struct mwin_tenant_info - MWIN_TENANT_CREATE, MWIN_TENANT_SET, MWIN_TENANT_GET
+ * @size: sizeof(struct mwin_tenant_info)
+ * @flags: CREATE: 0; SET: enum mwin_tenant_set bits, at least one; GET:
+ *	MWIN_GET_NEXT or 0
+ * @id: CREATE: out; SET: in; GET: in/out, as for &struct mwin_window_info
+ * @owner: in (CREATE, SET) / out (GET): the uid (in the caller's user
+ *	namespace) that owns the tenant, or MWIN_NO_OWNER
+ * @name: CREATE: in; GET: out; SET: ignored. Unique among tenants.
+ *	NUL-terminated; NUL-padded to the end
+ * @key_len: CREATE, SET: in, bytes of @key, 0 for a tenant without a key
+ *	(its peers are admitted by name and address alone); GET: out, the
+ *	same, the key itself is never returned
+ * @nr_allow: in (CREATE, SET) / out (GET): entries of @allow in use; 0:
+ *	any address
+ * @key: CREATE, SET: in, the key; GET: zeros
+ * @allow: in / out: the prefixes a peer of this tenant may connect from
+ * @max_conns: in / out: connections the tenant may have at once, 1 to the
+ *	module's max_peers; 0 at CREATE: max_peers
+ * @max_windows: in / out: windows bound to the tenant's peers at once (0:
+ *	no limit but the module's); a create or rebind past it fails with
+ *	EDQUOT
+ * @nr_conns: out: its connections now
+ * @nr_windows: out: windows bound to its peers now
+ * @connects: out: connections admitted since the tenant was created
+ * @rejects: out: connection attempts naming this tenant that were refused,
+ *	by enum mwin_wire_reject_reason (index 0 unused)
+ *
+ * Errors: EPERM (CREATE, SET without CAP_SYS_ADMIN), EEXIST (CREATE: the
+ * name is taken), EINVAL (a name that is empty, too long, not
+ * NUL-terminated or with other bytes; a key of another length; a bad
+ * prefix; @nr_allow over MWIN_TENANT_ALLOW_MAX; @max_conns over
+ * max_peers; an owner uid that does not map), ENOSPC (CREATE: the module
+ * has MWIN_TENANT_MAX tenants).
+ */
+struct mwin_tenant_info {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 owner;
+	char name[MWIN_TENANT_NAME_MAX];
+	__u32 key_len;
+	__u32 nr_allow;
+	__u8 key[MWIN_TENANT_KEY_MAX];
+	struct mwin_tenant_net allow[MWIN_TENANT_ALLOW_MAX];
+	__u32 max_conns;
+	__u32 max_windows;
+	__u32 nr_conns;
+	__u32 nr_windows;
+	__aligned_u64 connects;
+	__aligned_u64 rejects[MWIN_REJECT_SLOTS];
+};
+
+/* The most tenants the module keeps. */
+#define MWIN_TENANT_MAX		1024
+
 #define MWIN_IOCTL_MAGIC	0xEA
 
 enum {
@@ -570,17 +709,22 @@ enum {
 	MWIN_CMD_PEER_DISCONNECT,
 	MWIN_CMD_MONITOR,
 	MWIN_CMD_WINDOW_BATCH,
+	MWIN_CMD_TENANT_CREATE,
+	MWIN_CMD_TENANT_SET,
+	MWIN_CMD_TENANT_GET,
+	MWIN_CMD_TENANT_DESTROY,
 };
 
 /*
  * Commands 0x00-0x1f of magic 0xEA. The size encoded in the number is that
- * of the first version of each struct, and stays so. The module accepts
+ * of the first version of each struct, and stays so: for the structs that
+ * grew since, MWIN_*_SIZE_VER0. The module accepts
  * each number exactly as defined here (type, number, direction and encoded
  * size; any other fails with ENOTTY) and reads the real size from the
  * struct's first field, so that structs can grow.
  */
-#define MWIN_INFO		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_INFO, \
-				     struct mwin_info)
+#define MWIN_INFO		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_INFO, MWIN_INFO_SIZE_VER0)
 #define MWIN_REGION_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_CREATE, \
 				     struct mwin_region_create)
 #define MWIN_REGION_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_DESTROY, \
@@ -597,25 +741,43 @@ enum {
 				     struct mwin_destroy)
 #define MWIN_WINDOW_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_GET, \
 				     struct mwin_window_info)
-#define MWIN_PEER_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_GET, \
-				     struct mwin_peer_info)
+#define MWIN_PEER_GET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_PEER_GET, MWIN_PEER_INFO_SIZE_VER0)
 #define MWIN_PEER_DISCONNECT	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_DISCONNECT, \
 				     struct mwin_destroy)
 #define MWIN_MONITOR		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_MONITOR, \
 				     struct mwin_monitor)
 #define MWIN_WINDOW_BATCH	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_BATCH, \
 				     struct mwin_window_batch)
+#define MWIN_TENANT_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_CREATE, \
+				     struct mwin_tenant_info)
+#define MWIN_TENANT_SET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_SET, \
+				     struct mwin_tenant_info)
+#define MWIN_TENANT_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_GET, \
+				     struct mwin_tenant_info)
+/*
+ * TENANT_DESTROY (CAP_SYS_ADMIN) disconnects the tenant's peers, which
+ * unbinds their windows, and frees the name. Errors: EPERM, ENOENT.
+ */
+#define MWIN_TENANT_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_DESTROY, \
+				     struct mwin_destroy)
 
 /**
  * DOC: wire protocol
  *
  * A peer connects with RDMA CM (RC, port MWIN_DEFAULT_PORT unless the
  * module's ``port`` parameter says otherwise, an RNR retry count of at most
- * 6: 7, "forever", is rejected) and puts a struct mwin_wire_hello in the
- * connect private data. The module accepts with a
- * struct mwin_wire_accept that tells the peer its id, or rejects with a
- * struct mwin_wire_hello carrying its own version when the magic, version
- * or reserved bytes are wrong. The peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
+ * 6: 7, "forever", is rejected) and puts a hello in the connect private
+ * data: a struct mwin_wire_hello_tenant naming its tenant (version 3), or
+ * a struct mwin_wire_hello (version 2, an anonymous peer, admitted only
+ * while the module's ``anonymous`` parameter is set). The module accepts
+ * with a struct mwin_wire_accept (version 2) or struct
+ * mwin_wire_accept_tenant (version 3: the module's nonce and proof), or
+ * rejects with a struct mwin_wire_reject that says why. A version 3 peer
+ * of a tenant with a key checks the module's proof, then sends its own
+ * (struct mwin_wire_proof) as its first SEND; nothing is granted to it
+ * before the module checked that proof. See Documentation/wire.rst. The
+ * peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
  * MWIN_WIRE_RECV_SIZE bytes posted. The module tells the peer of every grant
  * and revoke with one struct mwin_wire_msg, in the order the changes
  * happened; one SEND carries 1 to MWIN_WIRE_MSGS_PER_SEND of them back to
@@ -625,7 +787,10 @@ enum {
  * most sizeof(struct mwin_wire_msg) bytes. All integers are little-endian.
  */
 #define MWIN_WIRE_MAGIC		0x4e49574dU	/* "MWIN" in memory */
-#define MWIN_WIRE_VERSION	2
+#define MWIN_WIRE_VERSION	2		/* anonymous peers */
+#define MWIN_WIRE_VERSION_TENANT 3		/* peers of a tenant */
+#define MWIN_WIRE_NONCE_LEN	16
+#define MWIN_WIRE_PROOF_LEN	32		/* HMAC-SHA256 */
 #define MWIN_WIRE_RECV_DEPTH	64
 #define MWIN_WIRE_MSGS_PER_SEND	16
 
@@ -655,9 +820,128 @@ struct mwin_wire_accept {
 	__le32 peer;
 };
 
+/**
+ * struct mwin_wire_hello_tenant - connect private data of a tenant's peer
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION_TENANT
+ * @__reserved: must be 0
+ * @tenant: the tenant's name, NUL-padded (1 to MWIN_TENANT_NAME_MAX - 1
+ *	bytes and a NUL)
+ * @nonce: the peer's random nonce; zeros for a tenant without a key
+ */
+struct mwin_wire_hello_tenant {
+	__le32 magic;
+	__u8 version;
+	__u8 __reserved[3];
+	char tenant[MWIN_TENANT_NAME_MAX];
+	__u8 nonce[MWIN_WIRE_NONCE_LEN];
+};
+
+/**
+ * struct mwin_wire_accept_tenant - accept private data to a tenant's peer
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION_TENANT
+ * @flags: MWIN_WIRE_PROOF_NEEDED: the tenant has a key; @nonce and @proof
+ *	are set and the module waits for the peer's struct mwin_wire_proof
+ * @__reserved: 0
+ * @peer: the peer's id on the module's host
+ * @tenant: the tenant's id on the module's host
+ * @nonce: the module's random nonce, new for every connection
+ * @proof: HMAC-SHA256(key, "mwin-module" | peer nonce | module nonce |
+ *	@peer), the module's proof that it holds the key
+ */
+struct mwin_wire_accept_tenant {
+	__le32 magic;
+	__u8 version;
+	__u8 flags;
+	__u8 __reserved[2];
+	__le32 peer;
+	__le32 tenant;
+	__u8 nonce[MWIN_WIRE_NONCE_LEN];
+	__u8 proof[MWIN_WIRE_PROOF_LEN];
+};
+
+#define MWIN_WIRE_PROOF_NEEDED	0x01
+
+/**
+ * struct mwin_wire_proof - the peer's proof, its first SEND (64 bytes)
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION_TENANT
+ * @type: MWIN_WIRE_PROOF
+ * @__reserved0: must be 0
+ * @proof: HMAC-SHA256(key, "mwin-peer" | module nonce | peer nonce | peer
+ *	id), the peer id as 4 bytes little-endian
+ * @__reserved: must be 0
+ */
+struct mwin_wire_proof {
+	__le32 magic;
+	__u8 version;
+	__u8 type;
+	__u8 __reserved0[2];
+	__u8 proof[MWIN_WIRE_PROOF_LEN];
+	__u8 __reserved[24];
+};
+
+/**
+ * enum mwin_wire_reject_reason - why the module refused a connection
+ * @MWIN_REJECT_BAD_HELLO: wrong magic, unknown version, bad name or
+ *	non-zero reserved bytes
+ * @MWIN_REJECT_ANONYMOUS: a version 2 hello, and the module's
+ *	``anonymous`` parameter is off, or anonymous peers are at
+ *	``max_anon_peers``
+ * @MWIN_REJECT_UNKNOWN_TENANT: no tenant of that name
+ * @MWIN_REJECT_ADDRESS: the peer's address is outside the tenant's prefixes
+ * @MWIN_REJECT_QUOTA: the tenant is at its max_conns
+ * @MWIN_REJECT_PEER_LIMIT: the module is at its max_peers
+ * @MWIN_REJECT_RATE: the peer's address connected more often than
+ *	``conn_rate`` a second allows
+ * @MWIN_REJECT_RNR_RETRY: an RNR retry count of 7 (infinite)
+ * @MWIN_REJECT_SETUP: the module could not set the connection up (memory,
+ *	device going away)
+ * @MWIN_REJECT_DEVICE: the RDMA device is not one the module listens on
+ *	(``devices`` parameter)
+ * @MWIN_REJECT_BAD_PROOF: the peer's proof did not verify (counted, not
+ *	sent in a REJ: the connection is established by then; the module
+ *	disconnects the peer)
+ * @MWIN_REJECT_NO_PROOF: no proof within ``op_timeout_ms`` (counted,
+ *	not sent, as @MWIN_REJECT_BAD_PROOF)
+ */
+enum mwin_wire_reject_reason {
+	MWIN_REJECT_BAD_HELLO = 1,
+	MWIN_REJECT_ANONYMOUS = 2,
+	MWIN_REJECT_UNKNOWN_TENANT = 3,
+	MWIN_REJECT_ADDRESS = 4,
+	MWIN_REJECT_QUOTA = 5,
+	MWIN_REJECT_PEER_LIMIT = 6,
+	MWIN_REJECT_RATE = 7,
+	MWIN_REJECT_RNR_RETRY = 8,
+	MWIN_REJECT_SETUP = 9,
+	MWIN_REJECT_DEVICE = 10,
+	MWIN_REJECT_BAD_PROOF = 11,
+	MWIN_REJECT_NO_PROOF = 12,
+};
+
+/**
+ * struct mwin_wire_reject - reject private data from the module
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: the highest version the module speaks (3)
+ * @reason: enum mwin_wire_reject_reason
+ * @__reserved: 0
+ *
+ * Its first 8 bytes are laid out as a struct mwin_wire_hello, as version
+ * 2 modules rejected with; they left @reason 0.
+ */
+struct mwin_wire_reject {
+	__le32 magic;
+	__u8 version;
+	__u8 reason;
+	__u8 __reserved[2];
+};
+
 enum mwin_wire_type {
 	MWIN_WIRE_GRANT = 1,
 	MWIN_WIRE_REVOKE = 2,
+	MWIN_WIRE_PROOF = 3,
 };
 
 /**

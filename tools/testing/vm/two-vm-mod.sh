@@ -117,7 +117,7 @@ dead_rkey() {
 }
 
 # ------------------------------------------------------------------- start
-check "insmod mwin.ko" insmod "$ko"
+check "insmod mwin.ko" insmod "$ko" anonymous=1
 [ -e /dev/mwin ] || sleep 1
 
 # the peer VM boots at the same time: wait for its listener
