@@ -19,7 +19,7 @@ TOOLS_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 # The kselftest harness is written for -Wall, as in the kernel tree.
 SELFTEST_CFLAGS := -O2 -g -Wall -Werror -I$(TOP)/uapi \
 		   -I$(TOP)/tools/lib -I$(BUILD)/ksrc/tools/testing/selftests
-RDMA_LIBS := -lrdmacm -libverbs
+RDMA_LIBS := -lrdmacm -libverbs -lcrypto
 
 # Guest kernel for the VM: what the Debian archive offers now.
 VM := $(TOP)/tools/testing/vm

@@ -40,7 +40,7 @@ fi
 crash=build/conformance/crash_mw
 if ! ${CC:-cc} -O2 -g -Wall -Werror -Iuapi -Itools/lib -o "$crash" \
 	selftests/conformance/crash_mw.c tools/lib/mwpeer.c tools/lib/libmwin.c \
-	-lrdmacm -libverbs -lpthread; then
+	-lrdmacm -libverbs -lcrypto -lpthread; then
 	echo "conformance: cannot build $crash" >&2
 	exit 1
 fi

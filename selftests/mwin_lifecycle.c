@@ -148,6 +148,7 @@ TEST(bad_hello_is_rejected)
 	EXPECT_TRUE(rej.by_module);
 	EXPECT_TRUE(rej.version_valid);
 	EXPECT_EQ(MWIN_WIRE_VERSION_TENANT, rej.version);
+	EXPECT_EQ(MWIN_REJECT_BAD_HELLO, rej.wire_reason);
 	mwpeer_close(p);
 
 	/* the right version, but reserved bytes that are not zero */
@@ -158,6 +159,7 @@ TEST(bad_hello_is_rejected)
 	EXPECT_EQ(-ECONNREFUSED, mwpeer_open(p, test_host(), 0));
 	mwpeer_reject(p, &rej);
 	EXPECT_TRUE(rej.by_module);
+	EXPECT_EQ(MWIN_REJECT_BAD_HELLO, rej.wire_reason);
 	mwpeer_close(p);
 
 	opts.private_data_len = 0;	/* no hello at all */

@@ -14,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <rdma/rdma_cma.h>
 
 #include "libmwin.h"
@@ -33,6 +37,12 @@
 #define IB_CM_REJ_INVALID_SERVICE_ID	8
 #define IB_CM_REJ_CONSUMER_DEFINED	28
 
+_Static_assert(sizeof(struct mwin_wire_hello_tenant) == 48,
+	       "the hello must fit in a REQ's 56 bytes of private data");
+_Static_assert(sizeof(struct mwin_wire_accept_tenant) == 64, "wire layout");
+_Static_assert(sizeof(struct mwin_wire_proof) == 64, "wire layout");
+_Static_assert(sizeof(struct mwin_wire_reject) == 8, "wire layout");
+
 struct mwpeer {
 	/* options */
 	char *dev;
@@ -44,6 +54,11 @@ struct mwpeer {
 	bool raw_priv;
 	uint8_t retry;
 	uint8_t rnr_retry;
+	/* a tenant's peer (wire version 3) when tenant[0] */
+	char tenant[MWIN_TENANT_NAME_MAX];
+	uint8_t key[MWIN_TENANT_KEY_MAX];
+	size_t key_len;			/* 0: no key */
+	bool no_proof;
 
 	/* where mwpeer_open() connected to */
 	char *host;
@@ -73,6 +88,8 @@ struct mwpeer {
 	bool qp_error;
 	bool dreq_unanswered;	/* see answer_dreq() */
 	uint32_t peer_id;
+	uint32_t tenant_id;
+	struct mwpeer_handshake hs;
 	uint32_t qp_num;
 	uint32_t max_inline;
 	unsigned int max_send;
@@ -194,6 +211,31 @@ const char *mwpeer_reason_str(unsigned int reason)
 	return mwin_revoke_reason_name(reason);
 }
 
+static const char *const reject_names[] = {
+	[MWIN_REJECT_BAD_HELLO] = "bad hello",
+	[MWIN_REJECT_ANONYMOUS] = "anonymous peers refused",
+	[MWIN_REJECT_UNKNOWN_TENANT] = "unknown tenant",
+	[MWIN_REJECT_ADDRESS] = "address not allowed",
+	[MWIN_REJECT_QUOTA] = "over quota",
+	[MWIN_REJECT_PEER_LIMIT] = "peer limit",
+	[MWIN_REJECT_RATE] = "rate limited",
+	[MWIN_REJECT_RNR_RETRY] = "RNR retry count 7",
+	[MWIN_REJECT_SETUP] = "setup failed",
+	[MWIN_REJECT_DEVICE] = "device not served",
+	[MWIN_REJECT_BAD_PROOF] = "bad proof",
+	[MWIN_REJECT_NO_PROOF] = "no proof",
+};
+
+const char *mwpeer_reject_reason_str(unsigned int reason)
+{
+	if (!reason)
+		return "none";
+	if (reason >= sizeof(reject_names) / sizeof(reject_names[0]) ||
+	    !reject_names[reason])
+		return "unknown";
+	return reject_names[reason];
+}
+
 const char *mwpeer_state_str(enum mwpeer_state s)
 {
 	switch (s) {
@@ -217,6 +259,21 @@ enum mwpeer_state mwpeer_state(const struct mwpeer *p)
 uint32_t mwpeer_id(const struct mwpeer *p)
 {
 	return p->peer_id;
+}
+
+const char *mwpeer_tenant(const struct mwpeer *p)
+{
+	return p->tenant;
+}
+
+uint32_t mwpeer_tenant_id(const struct mwpeer *p)
+{
+	return p->tenant_id;
+}
+
+void mwpeer_handshake(const struct mwpeer *p, struct mwpeer_handshake *out)
+{
+	*out = p->hs;
 }
 
 bool mwpeer_qp_error(const struct mwpeer *p)
@@ -254,6 +311,11 @@ unsigned int mwpeer_proto_errors(const struct mwpeer *p, const char **first)
 void mwpeer_reject(const struct mwpeer *p, struct mwpeer_reject *out)
 {
 	*out = p->reject;
+}
+
+int mwpeer_reject_reason(const struct mwpeer *p)
+{
+	return p->reject.wire_reason;
 }
 
 void *mwpeer_buf(const struct mwpeer *p)
@@ -721,6 +783,179 @@ int mwpeer_poll(struct mwpeer *p, int timeout_ms)
 	return 0;
 }
 
+/* ------------------------------------------------------------ tenants */
+
+#define LABEL_MODULE	"mwin-module"
+#define LABEL_PEER	"mwin-peer"
+
+int mwpeer_proof(const void *key, size_t key_len, bool module,
+		 const uint8_t peer_nonce[MWIN_WIRE_NONCE_LEN],
+		 const uint8_t module_nonce[MWIN_WIRE_NONCE_LEN],
+		 uint32_t peer, uint8_t out[MWIN_WIRE_PROOF_LEN])
+{
+	/* label (no NUL) | first nonce | second nonce | peer id, LE32 */
+	uint8_t msg[sizeof(LABEL_MODULE) - 1 + 2 * MWIN_WIRE_NONCE_LEN + 4];
+	const uint8_t *first = module ? peer_nonce : module_nonce;
+	const uint8_t *second = module ? module_nonce : peer_nonce;
+	size_t n = module ? sizeof(LABEL_MODULE) - 1 : sizeof(LABEL_PEER) - 1;
+	uint32_t le_peer = htole32(peer);
+	unsigned int out_len = 0;
+
+	if (!key || key_len < MWIN_TENANT_KEY_MIN ||
+	    key_len > MWIN_TENANT_KEY_MAX)
+		return -EINVAL;
+	memcpy(msg, module ? LABEL_MODULE : LABEL_PEER, n);
+	memcpy(msg + n, first, MWIN_WIRE_NONCE_LEN);
+	n += MWIN_WIRE_NONCE_LEN;
+	memcpy(msg + n, second, MWIN_WIRE_NONCE_LEN);
+	n += MWIN_WIRE_NONCE_LEN;
+	memcpy(msg + n, &le_peer, 4);
+	n += 4;
+	if (!HMAC(EVP_sha256(), key, (int)key_len, msg, n, out, &out_len) ||
+	    out_len != MWIN_WIRE_PROOF_LEN)
+		return -EIO;
+	return 0;
+}
+
+/* the name the module takes: 1 to MWIN_TENANT_NAME_MAX - 1 of [A-Za-z0-9._-] */
+static bool tenant_name_ok(const char *name)
+{
+	size_t len = strnlen(name, MWIN_TENANT_NAME_MAX);
+	size_t i;
+
+	if (!len || len >= MWIN_TENANT_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* the hello of the next connection: a fresh nonce for a peer with a key */
+static int tenant_hello(struct mwpeer *p)
+{
+	struct mwin_wire_hello_tenant h;
+	size_t got = 0;
+
+	memset(&p->hs, 0, sizeof(p->hs));
+	if (p->raw_priv) {
+		/* the caller's bytes; the nonce is whatever they hold */
+		if (p->priv_len >= sizeof(h)) {
+			memcpy(&h, p->priv, sizeof(h));
+			memcpy(p->hs.peer_nonce, h.nonce, sizeof(h.nonce));
+		}
+		return 0;
+	}
+	memset(&h, 0, sizeof(h));
+	h.magic = htole32(MWIN_WIRE_MAGIC);
+	h.version = MWIN_WIRE_VERSION_TENANT;
+	memcpy(h.tenant, p->tenant, sizeof(h.tenant));
+	while (p->key_len && got < sizeof(h.nonce)) {
+		ssize_t n = getrandom(h.nonce + got, sizeof(h.nonce) - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			seterr(p, "getrandom: %s", strerror(errno));
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	memcpy(p->hs.peer_nonce, h.nonce, sizeof(h.nonce));
+	memcpy(p->priv, &h, sizeof(h));
+	p->priv_len = sizeof(h);
+	return 0;
+}
+
+static int send_op(struct mwpeer *p, bool inv, uint32_t rkey,
+		   const void *buf, size_t len);
+
+/*
+ * The version 3 accept: the ids, then with a key the module's proof checked
+ * and ours sent, as the connection's first SEND.
+ */
+static int tenant_accept(struct mwpeer *p, const void *data, size_t len)
+{
+	struct mwin_wire_accept_tenant a;
+	struct mwin_wire_proof pr;
+	uint8_t want[MWIN_WIRE_PROOF_LEN];
+	int r;
+
+	if (!data || len < sizeof(a)) {
+		seterr(p, "accept without mwin version 3 private data (%zu bytes, not %zu)",
+		       data ? len : 0, sizeof(a));
+		return -EPROTO;
+	}
+	memcpy(&a, data, sizeof(a));
+	if (le32toh(a.magic) != MWIN_WIRE_MAGIC ||
+	    a.version != MWIN_WIRE_VERSION_TENANT) {
+		seterr(p, "accept with magic 0x%08x version %u",
+		       le32toh(a.magic), a.version);
+		return -EPROTO;
+	}
+	p->peer_id = le32toh(a.peer);
+	p->tenant_id = le32toh(a.tenant);
+	p->hs.version = a.version;
+	p->hs.flags = a.flags;
+	p->hs.peer = p->peer_id;
+	p->hs.tenant = p->tenant_id;
+	memcpy(p->hs.module_nonce, a.nonce, sizeof(a.nonce));
+	memcpy(p->hs.module_proof, a.proof, sizeof(a.proof));
+
+	if (!p->key_len) {
+		if (a.flags & MWIN_WIRE_PROOF_NEEDED) {
+			seterr(p, "tenant %s has a key, and none was given",
+			       p->tenant);
+			return -ENOKEY;
+		}
+		return 0;
+	}
+	if (!(a.flags & MWIN_WIRE_PROOF_NEEDED)) {
+		seterr(p, "the module could not prove it holds the key: it asked for no proof (tenant %s has no key there)",
+		       p->tenant);
+		return -EACCES;
+	}
+	r = mwpeer_proof(p->key, p->key_len, true, p->hs.peer_nonce,
+			 a.nonce, p->peer_id, want);
+	if (r) {
+		seterr(p, "HMAC-SHA256 of the module's proof failed");
+		return r;
+	}
+	if (CRYPTO_memcmp(want, a.proof, sizeof(want))) {
+		seterr(p, "the module could not prove it holds the key");
+		return -EACCES;
+	}
+
+	memset(&pr, 0, sizeof(pr));
+	pr.magic = htole32(MWIN_WIRE_MAGIC);
+	pr.version = MWIN_WIRE_VERSION_TENANT;
+	pr.type = MWIN_WIRE_PROOF;
+	r = mwpeer_proof(p->key, p->key_len, false, p->hs.peer_nonce,
+			 a.nonce, p->peer_id, pr.proof);
+	if (r) {
+		seterr(p, "HMAC-SHA256 of the peer's proof failed");
+		return r;
+	}
+	memcpy(p->hs.peer_proof, pr.proof, sizeof(pr.proof));
+	if (p->no_proof)
+		return 0;
+	r = send_op(p, false, 0, &pr, sizeof(pr));
+	if (r) {
+		char msg[sizeof(p->errmsg)];
+
+		memcpy(msg, p->errmsg, sizeof(msg));
+		seterr(p, "sending the proof: %s", msg);
+		return r > 0 ? -ECONNABORTED : r;
+	}
+	p->hs.proof_sent = true;
+	return 0;
+}
+
 /* ----------------------------------------------------------- lifetime */
 
 static void conn_destroy(struct mwpeer *p)
@@ -778,7 +1013,12 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 	if (opts->private_data_len > sizeof(p->priv) ||
 	    (opts->private_data_len && !opts->private_data) ||
 	    opts->retry_count > 7 || opts->rnr_retry_count > 7 ||
-	    opts->timeout_ms < 0) {
+	    opts->timeout_ms < 0 ||
+	    (opts->tenant && !tenant_name_ok(opts->tenant)) ||
+	    ((opts->key || opts->key_len) &&
+	     (!opts->tenant || !opts->key ||
+	      opts->key_len < MWIN_TENANT_KEY_MIN ||
+	      opts->key_len > MWIN_TENANT_KEY_MAX))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -800,10 +1040,21 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts)
 			MWPEER_DEFAULT_RECV_DEPTH;
 	if (p->recv_depth > MAX_RECV_DEPTH)
 		p->recv_depth = MAX_RECV_DEPTH;
+	if (opts->tenant) {
+		/* NUL-padded; tenant_hello() makes the hello at each connect */
+		memcpy(p->tenant, opts->tenant, strlen(opts->tenant));
+		if (opts->key) {
+			memcpy(p->key, opts->key, opts->key_len);
+			p->key_len = opts->key_len;
+		}
+		p->no_proof = opts->no_proof;
+	}
 	if (opts->private_data) {
 		p->raw_priv = true;
 		p->priv_len = opts->private_data_len;
 		memcpy(p->priv, opts->private_data, p->priv_len);
+	} else if (p->tenant[0]) {
+		p->priv_len = sizeof(struct mwin_wire_hello_tenant);
 	} else {
 		struct mwin_wire_hello h = {
 			.magic = htole32(MWIN_WIRE_MAGIC),
@@ -1069,6 +1320,11 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 	cp.retry_count = p->retry;
 	cp.rnr_retry_count = p->rnr_retry;
 	memset(&p->reject, 0, sizeof(p->reject));
+	if (p->tenant[0]) {
+		r = tenant_hello(p);
+		if (r)
+			return r;
+	}
 	if (rdma_connect(p->id, &cp)) {
 		r = -errno;
 		seterr(p, "rdma_connect: %s", strerror(-r));
@@ -1095,16 +1351,25 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 				rj->data_len = sizeof(rj->data);
 			if (rj->data_len)
 				memcpy(rj->data, c->private_data, rj->data_len);
-			if (rj->data_len >= sizeof(struct mwin_wire_hello)) {
-				struct mwin_wire_hello h;
+			if (rj->data_len >= sizeof(struct mwin_wire_reject)) {
+				struct mwin_wire_reject h;
 
 				memcpy(&h, rj->data, sizeof(h));
 				if (le32toh(h.magic) == MWIN_WIRE_MAGIC) {
 					rj->version_valid = true;
 					rj->version = h.version;
+					rj->wire_reason = h.reason;
 				}
 			}
-			if (rj->version_valid)
+			if (rj->version_valid && rj->wire_reason && p->tenant[0])
+				seterr(p, "tenant %s rejected by mwin on %s:%u: %s",
+				       p->tenant, host, port,
+				       mwpeer_reject_reason_str(rj->wire_reason));
+			else if (rj->version_valid && rj->wire_reason)
+				seterr(p, "rejected by mwin on %s:%u: %s",
+				       host, port,
+				       mwpeer_reject_reason_str(rj->wire_reason));
+			else if (rj->version_valid)
 				seterr(p, "rejected by mwin on %s:%u (it speaks wire version %u)",
 				       host, port, rj->version);
 			else if (rj->by_module)
@@ -1133,7 +1398,20 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 	}
 
 	/* established: the accept's private data holds our id */
-	{
+	if (p->tenant[0]) {
+		const struct rdma_conn_param *c = &ev->param.conn;
+		uint8_t data[sizeof(struct mwin_wire_accept_tenant)];
+		size_t full = c->private_data ? c->private_data_len : 0;
+
+		if (full)
+			memcpy(data, c->private_data,
+			       full < sizeof(data) ? full : sizeof(data));
+		rdma_ack_cm_event(ev);
+		p->state = MWPEER_CONNECTED;	/* to disconnect on failure */
+		r = tenant_accept(p, full ? data : NULL, full);
+		if (r)
+			return r;
+	} else {
 		const struct rdma_conn_param *c = &ev->param.conn;
 		struct mwin_wire_accept a;
 
@@ -1154,6 +1432,8 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 			return -EPROTO;
 		}
 		p->peer_id = le32toh(a.peer);
+		p->hs.version = a.version;
+		p->hs.peer = p->peer_id;
 	}
 	p->errmsg[0] = '\0';
 	return 0;
@@ -1186,6 +1466,8 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port)
 	p->port = port;
 	reset_msgs(p);
 	p->peer_id = 0;
+	p->tenant_id = 0;
+	memset(&p->hs, 0, sizeof(p->hs));
 	r = conn_setup(p, p->host, port);
 	if (r) {
 		char msg[sizeof(p->errmsg)];
@@ -1195,6 +1477,7 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port)
 		conn_destroy(p);
 		memcpy(p->errmsg, msg, sizeof(msg));
 		p->peer_id = 0;
+		p->tenant_id = 0;
 	}
 	return r;
 }
@@ -1236,11 +1519,45 @@ struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
 	return p;
 }
 
+struct mwpeer *mwpeer_connect_tenant(const char *host, uint16_t port,
+				     const char *dev, int timeout_ms,
+				     const char *tenant, const void *key,
+				     size_t key_len, int *err)
+{
+	struct mwpeer_opts o = {
+		.dev = dev, .timeout_ms = timeout_ms,
+		.tenant = tenant, .key = key, .key_len = key_len,
+	};
+	struct mwpeer *p;
+	int r;
+
+	if (!tenant) {
+		if (err)
+			*err = -EINVAL;
+		return NULL;
+	}
+	p = mwpeer_create(&o);
+	if (!p) {
+		if (err)
+			*err = -errno;
+		return NULL;
+	}
+	r = mwpeer_open(p, host, port);
+	if (err)
+		*err = r;
+	if (r) {
+		mwpeer_close(p);
+		return NULL;
+	}
+	return p;
+}
+
 void mwpeer_close(struct mwpeer *p)
 {
 	if (!p)
 		return;
 	conn_destroy(p);
+	OPENSSL_cleanse(p->key, sizeof(p->key));
 	if (p->epfd >= 0)
 		close(p->epfd);
 	free(p->mem);

@@ -31,8 +31,13 @@
  *    IBV_WC_WR_FLUSH_ERR without being posted (what the device would
  *    answer), until mwpeer_reconnect().
  *
- * Build: -Iuapi (for <linux/mwin.h>), link with libmwin.c, -lrdmacm and
- * -libverbs.
+ *  - A peer connects anonymously (wire version 2) unless it names a tenant
+ *    (&struct mwpeer_opts.tenant, wire version 3); with the tenant's key,
+ *    both sides prove they hold it before the connection is usable (see
+ *    mwpeer_open()).
+ *
+ * Build: -Iuapi (for <linux/mwin.h>), link with libmwin.c, -lrdmacm,
+ * -libverbs and -lcrypto (OpenSSL's HMAC-SHA256).
  */
 #ifndef MWPEER_H
 #define MWPEER_H
@@ -72,8 +77,14 @@ struct mwpeer;
  *	test that makes many windows without letting the peer poll does not
  *	run the module into RNR; negative: none at all (a misbehaving peer)
  * @private_data: connect private data; NULL: a valid struct
- *	mwin_wire_hello. Non-NULL sends exactly @private_data_len bytes
- *	(0 allowed): for tests of the module's checks
+ *	mwin_wire_hello, or with @tenant a struct mwin_wire_hello_tenant with
+ *	a fresh nonce for every connection. Non-NULL sends exactly
+ *	@private_data_len bytes (0 allowed): for tests of the module's
+ *	checks. With @tenant too, the connection is still taken as one of
+ *	version 3 (the accept is a struct mwin_wire_accept_tenant, the proofs
+ *	are made), and the peer's nonce is the one at the offset of
+ *	&struct mwin_wire_hello_tenant.nonce in @private_data (zeros if it is
+ *	shorter): a test can replay a hello
  * @private_data_len: bytes of @private_data (RDMA CM allows 56 on IB/RoCE)
  * @retry_count: transport retries (1..7); 0: MWPEER_DEFAULT_RETRY. With
  *	it a request to a dead QP fails with "transport retry counter
@@ -82,6 +93,16 @@ struct mwpeer;
  * @rnr_retry_count: RNR retries the module's QP makes when this peer has
  *	no receive posted (1..7, 7 = forever, which the module refuses);
  *	0: MWPEER_DEFAULT_RNR_RETRY
+ * @tenant: NULL: an anonymous peer (wire version 2). Else the tenant to
+ *	connect as (wire version 3): 1 to MWIN_TENANT_NAME_MAX - 1 bytes of
+ *	[A-Za-z0-9._-]
+ * @key: the tenant's key, @key_len bytes (MWIN_TENANT_KEY_MIN to
+ *	MWIN_TENANT_KEY_MAX), copied; NULL for a tenant without a key. Only
+ *	with @tenant
+ * @key_len: bytes of @key
+ * @no_proof: with @key: check the module's proof, but do not send the
+ *	peer's (mwpeer_handshake() has it). For tests of the module: the
+ *	caller sends a proof of its own, or none, with mwpeer_send()
  */
 struct mwpeer_opts {
 	const char *dev;
@@ -92,6 +113,10 @@ struct mwpeer_opts {
 	size_t private_data_len;
 	uint8_t retry_count;
 	uint8_t rnr_retry_count;
+	const char *tenant;
+	const void *key;
+	size_t key_len;
+	bool no_proof;
 };
 
 /* ------------------------------------------------------------ lifetime */
@@ -115,10 +140,33 @@ struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
 			      const char *dev, int timeout_ms, int *err);
 
 /**
- * mwpeer_create() - allocate an unconnected peer
- * @opts: options, NULL for all defaults; copied (private data too)
+ * mwpeer_connect_tenant() - mwpeer_connect() as a peer of a tenant
+ * @host: as for mwpeer_connect()
+ * @port: as for mwpeer_connect()
+ * @dev: as for mwpeer_connect()
+ * @timeout_ms: as for mwpeer_connect()
+ * @tenant: as &struct mwpeer_opts.tenant, not NULL
+ * @key: as &struct mwpeer_opts.key, NULL for a tenant without a key
+ * @key_len: bytes of @key
+ * @err: as for mwpeer_connect(); also the errors of mwpeer_open() of a
+ *	tenant's peer (-ENOKEY, -EACCES) and -EINVAL for a bad @tenant or
+ *	@key_len
  *
- * Return: the peer, or NULL with errno set (ENOMEM, EINVAL).
+ * Return: the connected peer, or NULL.
+ */
+struct mwpeer *mwpeer_connect_tenant(const char *host, uint16_t port,
+				     const char *dev, int timeout_ms,
+				     const char *tenant, const void *key,
+				     size_t key_len, int *err);
+
+/**
+ * mwpeer_create() - allocate an unconnected peer
+ * @opts: options, NULL for all defaults; copied (private data, tenant and
+ *	key too)
+ *
+ * Return: the peer, or NULL with errno set (ENOMEM, EINVAL: among others a
+ * tenant name that is empty, too long or has a byte outside
+ * [A-Za-z0-9._-], a key without a tenant, a key of the wrong length).
  */
 struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts);
 
@@ -132,9 +180,22 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts);
  * the receives, connects with the hello and waits (bounded by the timeout)
  * until the connection is established; then mwpeer_id() is the peer id the
  * module gave. On failure everything but @p is released; on -ECONNREFUSED
- * mwpeer_reject() tells why.
+ * mwpeer_reject() and mwpeer_reject_reason() tell why.
  *
- * Return: 0 or a negative errno, as for mwpeer_connect().
+ * A peer of a tenant sends a struct mwin_wire_hello_tenant and reads a
+ * struct mwin_wire_accept_tenant (then mwpeer_tenant_id() is the tenant's
+ * id). With a key it checks the module's proof, HMAC-SHA256(key,
+ * "mwin-module" | peer nonce | module nonce | peer id), and sends its own,
+ * HMAC-SHA256(key, "mwin-peer" | module nonce | peer nonce | peer id), as
+ * its first SEND (a struct mwin_wire_proof) before it returns; the module
+ * grants nothing before it checked it.
+ *
+ * Return: 0 or a negative errno, as for mwpeer_connect(), and for a
+ * tenant's peer: -ENOKEY (the tenant has a key, and none was given),
+ * -EACCES (a key was given, and the module's proof is wrong or it asked
+ * for none: the module could not prove it holds the key), -EPROTO (the
+ * accept is not a valid struct mwin_wire_accept_tenant), or the failure of
+ * the proof's SEND (-ECONNABORTED when it completed with an error).
  */
 int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port);
 
@@ -144,7 +205,8 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port);
  *
  * Makes a new connection to the same host and port, so the module sees a
  * new peer with a new id. Messages, grants and error state of the old
- * connection are forgotten. mwpeer_buf() stays the same.
+ * connection are forgotten. mwpeer_buf() stays the same, and so do the
+ * tenant and key (with a new nonce).
  *
  * Return: 0 or a negative errno, as for mwpeer_open().
  */
@@ -176,6 +238,64 @@ const char *mwpeer_state_str(enum mwpeer_state s);
 
 /** mwpeer_id() - peer id from the module's accept, 0 if never connected */
 uint32_t mwpeer_id(const struct mwpeer *p);
+
+/** mwpeer_tenant() - the tenant @p connects as, "" for an anonymous peer */
+const char *mwpeer_tenant(const struct mwpeer *p);
+
+/**
+ * mwpeer_tenant_id() - the tenant's id from the module's accept; 0 for an
+ *	anonymous peer or before a connection was made
+ */
+uint32_t mwpeer_tenant_id(const struct mwpeer *p);
+
+/**
+ * struct mwpeer_handshake - the version 3 handshake of the last connection
+ * @version: wire version spoken: MWIN_WIRE_VERSION (anonymous; nothing
+ *	below is set) or MWIN_WIRE_VERSION_TENANT; 0 before an accept came
+ * @flags: the accept's flags (MWIN_WIRE_PROOF_NEEDED)
+ * @peer: the peer id
+ * @tenant: the tenant id
+ * @peer_nonce: the nonce of the hello
+ * @module_nonce: the accept's nonce
+ * @module_proof: the accept's proof (checked when the peer has a key)
+ * @peer_proof: the peer's proof (with a key): sent, unless
+ *	&struct mwpeer_opts.no_proof
+ * @proof_sent: the peer sent its proof
+ */
+struct mwpeer_handshake {
+	uint8_t version;
+	uint8_t flags;
+	uint32_t peer;
+	uint32_t tenant;
+	uint8_t peer_nonce[MWIN_WIRE_NONCE_LEN];
+	uint8_t module_nonce[MWIN_WIRE_NONCE_LEN];
+	uint8_t module_proof[MWIN_WIRE_PROOF_LEN];
+	uint8_t peer_proof[MWIN_WIRE_PROOF_LEN];
+	bool proof_sent;
+};
+
+void mwpeer_handshake(const struct mwpeer *p, struct mwpeer_handshake *out);
+
+/**
+ * mwpeer_proof() - compute a proof of the version 3 handshake
+ * @key: the tenant's key
+ * @key_len: its bytes (MWIN_TENANT_KEY_MIN to MWIN_TENANT_KEY_MAX)
+ * @module: true: the module's proof, HMAC-SHA256(@key, "mwin-module" |
+ *	@peer_nonce | @module_nonce | @peer); false: the peer's,
+ *	HMAC-SHA256(@key, "mwin-peer" | @module_nonce | @peer_nonce | @peer).
+ *	The labels are their ASCII bytes without a NUL, @peer is 4 bytes
+ *	little-endian
+ * @peer_nonce: the hello's nonce
+ * @module_nonce: the accept's nonce
+ * @peer: the peer id of the accept
+ * @out: the proof
+ *
+ * Return: 0, -EINVAL (@key_len out of range) or -EIO (libcrypto failed).
+ */
+int mwpeer_proof(const void *key, size_t key_len, bool module,
+		 const uint8_t peer_nonce[MWIN_WIRE_NONCE_LEN],
+		 const uint8_t module_nonce[MWIN_WIRE_NONCE_LEN],
+		 uint32_t peer, uint8_t out[MWIN_WIRE_PROOF_LEN]);
 
 /** mwpeer_qp_error() - a completion failed: the QP is in the error state */
 bool mwpeer_qp_error(const struct mwpeer *p);
@@ -222,11 +342,14 @@ unsigned int mwpeer_proto_errors(const struct mwpeer *p, const char **first);
  * @reason: the CM reject reason (IB CM: 28 = rejected by the module,
  *	8 = nobody listens on the port)
  * @by_module: @reason says the module itself rejected
- * @version_valid: the reject's private data is a struct mwin_wire_hello
- *	with the right magic
- * @version: then, the module's MWIN_WIRE_VERSION
+ * @version_valid: the reject's private data is a struct mwin_wire_reject
+ *	(whose first 8 bytes are laid out as a struct mwin_wire_hello) with
+ *	the right magic
+ * @version: then, the highest wire version the module speaks
  * @data_len: bytes in @data
  * @data: the reject's private data as received (may be padded with zeros)
+ * @wire_reason: then, the module's reason, enum mwin_wire_reject_reason;
+ *	0 when it gave none (a version 2 module)
  */
 struct mwpeer_reject {
 	bool rejected;
@@ -236,9 +359,28 @@ struct mwpeer_reject {
 	uint8_t version;
 	size_t data_len;
 	uint8_t data[256];
+	uint8_t wire_reason;
 };
 
 void mwpeer_reject(const struct mwpeer *p, struct mwpeer_reject *out);
+
+/**
+ * mwpeer_reject_reason() - why the module refused the last connection
+ *
+ * Return: &struct mwpeer_reject.wire_reason of the last mwpeer_open() (enum
+ * mwin_wire_reject_reason), 0 if it was not refused or the module gave no
+ * reason.
+ */
+int mwpeer_reject_reason(const struct mwpeer *p);
+
+/**
+ * mwpeer_reject_reason_str() - name of an enum mwin_wire_reject_reason:
+ *	"bad hello", "anonymous peers refused", "unknown tenant", "address
+ *	not allowed", "over quota", "peer limit", "rate limited", "RNR retry
+ *	count 7", "setup failed", "device not served", "bad proof", "no
+ *	proof"; "none" for 0, "unknown" for others
+ */
+const char *mwpeer_reject_reason_str(unsigned int reason);
 
 /* ------------------------------------------------------ local buffer */
 

@@ -2,9 +2,12 @@
 /*
  * mwpeer - a remote RDMA peer of mwin.ko, driven by commands on stdin.
  *
- *   mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY] HOST
+ *   mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY]
+ *          [--tenant NAME [--key FILE]] HOST
  *
- * Connects to mwin on HOST, prints {"event":"connected","peer":N}, then
+ * Connects to mwin on HOST, anonymously (wire version 2) or as a peer of
+ * tenant NAME (wire version 3; with the tenant's key in FILE, both sides
+ * prove they hold it), prints {"event":"connected","peer":N}, then
  * reads one command per line on stdin and answers each with exactly one
  * JSON object on one line of stdout. Messages from the module print as
  * events when they arrive ({"event":"grant",...}, {"event":"revoke",...},
@@ -26,6 +29,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,18 +41,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "mwpeer.h"
 
 #define MAX_LINE	(64U << 20)
 #define SMALL_READ	4096
 
 static const char usage_text[] =
-	"usage: mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY] HOST\n"
+	"usage: mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY]\n"
+	"              [--tenant NAME [--key FILE]] HOST\n"
 	"  -p PORT        RDMA CM port of mwin (default 18520)\n"
 	"  -d DEVICE      RDMA device to use (e.g. rxe0) or local IP address\n"
 	"  -t TIMEOUT_MS  bound for connecting and each operation (default 10000)\n"
 	"  -b BUF_BYTES   local buffer size, largest transfer (default 4 MiB)\n"
 	"  -r RETRY       transport retries, 1..7 (default 2; rxe: 7 = forever)\n"
+	"  --tenant NAME  connect as a peer of tenant NAME (wire version 3)\n"
+	"  --key FILE     the tenant's key: the file's bytes, 16 to 64 of them\n"
 	"Reads commands on stdin, answers one JSON object per line; \"help\" lists them.\n";
 
 static const char *const help_lines[] = {
@@ -687,6 +697,20 @@ static void cmd_wait(struct cli *c, char **av, int ac)
 	j_end(&c->j);
 }
 
+/* a tenant's peer: its tenant, the id the module gave it, the key proofs */
+static void tenant_fields(struct cli *c)
+{
+	struct mwpeer_handshake hs;
+
+	if (!*mwpeer_tenant(c->p))
+		return;
+	mwpeer_handshake(c->p, &hs);
+	j_str(&c->j, "tenant", mwpeer_tenant(c->p));
+	j_u64(&c->j, "tenant_id", mwpeer_tenant_id(c->p));
+	j_key(&c->j, "authenticated");
+	j_fmt(&c->j, "%s", hs.proof_sent ? "true" : "false");
+}
+
 static void cmd_state(struct cli *c)
 {
 	const char *first;
@@ -702,6 +726,7 @@ static void cmd_state(struct cli *c)
 	j_u64(&c->j, "peer", mwpeer_id(c->p));
 	j_u64(&c->j, "qpn", mwpeer_qp_num(c->p));
 	j_str(&c->j, "dev", mwpeer_dev_name(c->p));
+	tenant_fields(c);
 	j_u64(&c->j, "grants", mwpeer_grants(c->p, NULL, 0));
 	j_u64(&c->j, "bad_msgs", bad);
 	if (bad)
@@ -717,6 +742,7 @@ static void print_connected(struct cli *c)
 	j_u64(&c->j, "peer", mwpeer_id(c->p));
 	j_str(&c->j, "dev", mwpeer_dev_name(c->p));
 	j_u64(&c->j, "qpn", mwpeer_qp_num(c->p));
+	tenant_fields(c);
 	j_end(&c->j);
 }
 
@@ -735,6 +761,9 @@ static void cmd_reconnect(struct cli *c)
 	j_begin(&c->j);
 	j_str(&c->j, "cmd", "reconnect");
 	j_str(&c->j, "status", r ? mwpeer_status_str(r) : "success");
+	if (r && mwpeer_reject_reason(c->p))
+		j_str(&c->j, "reject",
+		      mwpeer_reject_reason_str((unsigned int)mwpeer_reject_reason(c->p)));
 	if (r)
 		j_str(&c->j, "detail", mwpeer_errmsg(c->p));
 	else
@@ -917,19 +946,96 @@ static bool run_lines(struct cli *c, struct linebuf *lb)
 	return true;
 }
 
+/* The key in @path: the file's bytes exactly, MWIN_TENANT_KEY_MIN to _MAX. */
+static bool read_key(const char *path, uint8_t key[MWIN_TENANT_KEY_MAX],
+		     size_t *key_len)
+{
+	uint8_t buf[MWIN_TENANT_KEY_MAX + 1];
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "mwpeer: key file %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	while (n < sizeof(buf)) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "mwpeer: key file %s: %s\n", path,
+				strerror(errno));
+			close(fd);
+			OPENSSL_cleanse(buf, sizeof(buf));
+			return false;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n < MWIN_TENANT_KEY_MIN || n > MWIN_TENANT_KEY_MAX) {
+		fprintf(stderr, "mwpeer: key file %s has %s%zu bytes: a key is %d to %d bytes (the file's bytes exactly, no newline stripped)\n",
+			path, n > MWIN_TENANT_KEY_MAX ? "more than " : "",
+			n > MWIN_TENANT_KEY_MAX ? (size_t)MWIN_TENANT_KEY_MAX : n,
+			MWIN_TENANT_KEY_MIN, MWIN_TENANT_KEY_MAX);
+		OPENSSL_cleanse(buf, sizeof(buf));
+		return false;
+	}
+	memcpy(key, buf, n);
+	*key_len = n;
+	OPENSSL_cleanse(buf, sizeof(buf));
+	return true;
+}
+
+/* a name mwpeer_create() takes: 1 to 23 bytes of [A-Za-z0-9._-] */
+static bool tenant_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len < MWIN_TENANT_NAME_MAX &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
+
+enum { OPT_TENANT = 256, OPT_KEY };
+
+static const struct option long_opts[] = {
+	{ "tenant", required_argument, NULL, OPT_TENANT },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	struct mwpeer_opts o = { 0 };
 	struct linebuf lb = { 0 };
 	struct cli c = { 0 };
+	uint8_t key[MWIN_TENANT_KEY_MAX];
+	size_t key_len = 0;
+	const char *key_file = NULL;
 	const char *host;
 	uint64_t v;
 	uint16_t port = MWIN_DEFAULT_PORT;
 	int opt, r;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "p:d:t:b:r:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:d:t:b:r:h", long_opts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case OPT_TENANT:
+			if (!tenant_ok(optarg)) {
+				fprintf(stderr, "mwpeer: bad tenant name \"%s\": 1 to %d bytes of A-Z a-z 0-9 . _ -\n",
+					optarg, MWIN_TENANT_NAME_MAX - 1);
+				goto usage;
+			}
+			o.tenant = optarg;
+			break;
+		case OPT_KEY:
+			key_file = optarg;
+			break;
 		case 'p':
 			if (!parse_u64(optarg, &v) || !v || v > 65535)
 				goto usage;
@@ -963,8 +1069,19 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		goto usage;
 	host = argv[optind];
+	if (key_file) {
+		if (!o.tenant) {
+			fputs("mwpeer: --key needs --tenant\n", stderr);
+			goto usage;
+		}
+		if (!read_key(key_file, key, &key_len))
+			return 2;
+		o.key = key;
+		o.key_len = key_len;
+	}
 
 	c.p = mwpeer_create(&o);
+	OPENSSL_cleanse(key, sizeof(key));	/* the library has its copy */
 	if (!c.p) {
 		fprintf(stderr, "mwpeer: %s\n", strerror(errno));
 		return 1;
@@ -979,9 +1096,14 @@ int main(int argc, char **argv)
 		else
 			snprintf(where, sizeof(where), "%s:%u", host, port);
 		mwpeer_reject(c.p, &rj);
-		if (r == -ECONNREFUSED && rj.version_valid)
+		if (r == -ENOKEY)
+			fprintf(stderr, "mwpeer: cannot connect to %s: tenant %s has a key: give --key FILE\n",
+				where, o.tenant);
+		else if (r == -ECONNREFUSED && rj.version_valid &&
+			 !rj.wire_reason)
 			fprintf(stderr, "mwpeer: cannot connect to %s: %s (mwin speaks wire version %u, mwpeer %u)\n",
 				where, strerror(-r), rj.version,
+				o.tenant ? (unsigned int)MWIN_WIRE_VERSION_TENANT :
 				(unsigned int)MWIN_WIRE_VERSION);
 		else if (r == -ECONNREFUSED && !rj.by_module)
 			fprintf(stderr, "mwpeer: cannot connect to %s: %s (is mwin loaded?)\n",
