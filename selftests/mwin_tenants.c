@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tenants: named remote principals. The calls that make, change, read and
+ * destroy them, every bad argument (refused with its errno, changing
+ * nothing), who may call them (CAP_SYS_ADMIN; the owner may look), and
+ * the connections: a peer of a tenant is admitted only with the right
+ * name, key, address and quota, and each refusal says why and is counted.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "mwin_test.h"
+
+#define USER_A	60011
+
+/* A tenant @name with no key, any address, the default limits. */
+static struct mwin_tenant_info tenant(const char *name)
+{
+	struct mwin_tenant_info t = { .owner = MWIN_NO_OWNER };
+
+	strncpy(t.name, name, sizeof(t.name));
+	return t;
+}
+
+static void set_key(struct mwin_tenant_info *t, uint8_t fill, uint32_t len)
+{
+	memset(t->key, fill, len);
+	t->key_len = len;
+}
+
+static struct mwin_tenant_net net4(uint8_t a, uint8_t b, uint8_t c,
+				   uint8_t d, uint8_t prefix)
+{
+	struct mwin_tenant_net n = { .family = 4, .prefix_len = prefix };
+
+	n.addr[0] = a;
+	n.addr[1] = b;
+	n.addr[2] = c;
+	n.addr[3] = d;
+	return n;
+}
+
+FIXTURE(tenants)
+{
+	int fd;
+	uint32_t ids[16];
+	int n;
+};
+
+FIXTURE_SETUP(tenants)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	self->n = 0;
+}
+
+FIXTURE_TEARDOWN(tenants)
+{
+	int i;
+
+	for (i = 0; i < self->n; i++)
+		mwin_tenant_destroy(self->fd, self->ids[i]);
+	close(self->fd);
+}
+
+/* Create @t; remember it for the teardown. */
+static int make(FIXTURE_DATA(tenants) *self, struct mwin_tenant_info *t)
+{
+	int ret = mwin_tenant_create(self->fd, t);
+
+	if (!ret && self->n < 16)
+		self->ids[self->n++] = t->id;
+	return ret;
+}
+
+/* Every tenant as GET returns it, to compare before and after a call. */
+static size_t snapshot(int fd, struct mwin_tenant_info *out, size_t max)
+{
+	uint32_t id = 0;
+	size_t n = 0;
+
+	while (n < max && !mwin_tenant_get(fd, id, MWIN_GET_NEXT, &out[n]))
+		id = out[n++].id;
+	return n;
+}
+
+/* @call fails with @err, and no tenant changed. */
+#define EXPECT_REFUSED(_err, _call) do {				\
+	struct mwin_tenant_info _b[8], _a[8];				\
+	size_t _nb = snapshot(self->fd, _b, 8);				\
+									\
+	EXPECT_EQ(_err, _call);						\
+	EXPECT_EQ(_nb, snapshot(self->fd, _a, 8));			\
+	EXPECT_EQ(0, memcmp(_b, _a, _nb * sizeof(_a[0])));		\
+} while (0)
+
+TEST_F(tenants, create_get_destroy)
+{
+	struct mwin_tenant_info t = tenant("alpha"), g;
+	struct mwin_info info;
+
+	t.allow[0] = net4(10, 0, 2, 0, 24);
+	t.nr_allow = 1;
+	t.max_conns = 3;
+	t.max_windows = 7;
+	set_key(&t, 0x5a, 32);
+	ASSERT_EQ(0, make(self, &t));
+	ASSERT_NE(0, t.id);
+
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, t.id, 0, &g));
+	EXPECT_EQ(t.id, g.id);
+	EXPECT_STREQ("alpha", g.name);
+	EXPECT_EQ(MWIN_NO_OWNER, g.owner);
+	EXPECT_EQ(32, g.key_len);
+	EXPECT_EQ(0, g.key[0]);		/* the key never comes back */
+	EXPECT_EQ(1, g.nr_allow);
+	EXPECT_EQ(0, memcmp(&t.allow[0], &g.allow[0], sizeof(g.allow[0])));
+	EXPECT_EQ(3, g.max_conns);
+	EXPECT_EQ(7, g.max_windows);
+	EXPECT_EQ(0, g.nr_conns);
+	EXPECT_EQ(0, g.connects);
+
+	ASSERT_EQ(0, mwin_tenant_find(self->fd, "alpha", &g));
+	EXPECT_EQ(t.id, g.id);
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	EXPECT_EQ(1, info.nr_tenants);
+
+	ASSERT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
+	EXPECT_EQ(-ENOENT, mwin_tenant_destroy(self->fd, t.id));
+	EXPECT_EQ(-ENOENT, mwin_tenant_get(self->fd, t.id, 0, &g));
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	EXPECT_EQ(0, info.nr_tenants);
+	self->n = 0;
+
+	/* the name is free again; ids are not reused */
+	t = tenant("alpha");
+	ASSERT_EQ(0, make(self, &t));
+	EXPECT_NE(g.id, t.id);
+}
+
+/* max_conns 0 at create is the module's max_peers. */
+TEST_F(tenants, default_limits)
+{
+	struct mwin_tenant_info t = tenant("defaults"), g;
+
+	ASSERT_EQ(0, make(self, &t));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, t.id, 0, &g));
+	EXPECT_EQ(test_param("max_peers"), g.max_conns);
+	EXPECT_EQ(0, g.max_windows);
+	EXPECT_EQ(0, g.key_len);
+	EXPECT_EQ(0, g.nr_allow);
+}
+
+TEST_F(tenants, bad_names)
+{
+	static const char *const bad[] = {
+		"", "has space", "slash/", "dollar$", "tab\t",
+		"a234567890123456789012345",	/* 25 bytes: no NUL fits */
+	};
+	struct mwin_tenant_info t;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = tenant("");
+		memcpy(t.name, bad[i], strnlen(bad[i], sizeof(t.name)));
+		EXPECT_REFUSED(-EINVAL, make(self, &t));
+	}
+	/* garbage after the NUL */
+	t = tenant("ok");
+	t.name[5] = 'x';
+	EXPECT_REFUSED(-EINVAL, make(self, &t));
+	/* the longest name fits */
+	t = tenant("a.b_c-d90123456789012.x");
+	EXPECT_EQ(0, make(self, &t));
+}
+
+TEST_F(tenants, duplicate_name)
+{
+	struct mwin_tenant_info t = tenant("twice"), u = tenant("twice");
+
+	ASSERT_EQ(0, make(self, &t));
+	EXPECT_REFUSED(-EEXIST, make(self, &u));
+}
+
+TEST_F(tenants, bad_keys_and_limits)
+{
+	struct mwin_tenant_info t;
+
+	t = tenant("k");
+	set_key(&t, 1, MWIN_TENANT_KEY_MIN - 1);
+	EXPECT_REFUSED(-EINVAL, make(self, &t));
+	t = tenant("k");
+	t.key_len = MWIN_TENANT_KEY_MAX + 1;
+	EXPECT_REFUSED(-EINVAL, make(self, &t));
+	t = tenant("k");
+	t.max_conns = test_param("max_peers") + 1;
+	EXPECT_REFUSED(-EINVAL, make(self, &t));
+	t = tenant("k");
+	t.nr_allow = MWIN_TENANT_ALLOW_MAX + 1;
+	EXPECT_REFUSED(-EINVAL, make(self, &t));
+	t = tenant("k");
+	t.size = sizeof(t);
+	t.flags = 1;
+	EXPECT_REFUSED(-EINVAL, mwin_ioctl(self->fd, MWIN_TENANT_CREATE, &t));
+	t = tenant("k");
+	t.size = sizeof(t);
+	t.id = 5;			/* an id is the module's to give */
+	EXPECT_REFUSED(-EINVAL, mwin_ioctl(self->fd, MWIN_TENANT_CREATE, &t));
+	t = tenant("k");
+	set_key(&t, 1, MWIN_TENANT_KEY_MIN);
+	t.max_conns = test_param("max_peers");
+	EXPECT_EQ(0, make(self, &t));
+}
+
+TEST_F(tenants, bad_prefixes)
+{
+	struct mwin_tenant_net bad[] = {
+		net4(10, 0, 2, 1, 24),		/* a bit past the prefix */
+		net4(10, 0, 2, 0, 33),		/* prefix too long */
+		{ .family = 5 },		/* no such family */
+		{ .family = 6, .prefix_len = 129 },
+		{ .family = 4, .__reserved = { 1 } },
+		{ .family = 4, .addr = { [4] = 1 } },	/* past IPv4's bytes */
+	};
+	struct mwin_tenant_info t;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = tenant("nets");
+		t.allow[0] = bad[i];
+		t.nr_allow = 1;
+		EXPECT_REFUSED(-EINVAL, make(self, &t));
+	}
+	t = tenant("nets");
+	t.allow[0] = net4(0, 0, 0, 0, 0);
+	t.allow[1] = (struct mwin_tenant_net){ .family = 6, .prefix_len = 128,
+					       .addr = { [15] = 1 } };
+	t.nr_allow = 2;
+	EXPECT_EQ(0, make(self, &t));
+}
+
+TEST_F(tenants, set)
+{
+	struct mwin_tenant_info t = tenant("settable"), s, g;
+
+	ASSERT_EQ(0, make(self, &t));
+	s = t;
+	s.flags = 0;
+	EXPECT_REFUSED(-EINVAL, mwin_tenant_set(self->fd, &s));
+	s.flags = 1 << 5;		/* unknown */
+	EXPECT_REFUSED(-EINVAL, mwin_tenant_set(self->fd, &s));
+	s.flags = MWIN_TENANT_SET_KEY;
+	s.key_len = 3;
+	EXPECT_REFUSED(-EINVAL, mwin_tenant_set(self->fd, &s));
+	s = t;
+	s.id = 0x7fffffff;
+	s.flags = MWIN_TENANT_SET_MAX_CONNS;
+	EXPECT_REFUSED(-ENOENT, mwin_tenant_set(self->fd, &s));
+
+	s = t;
+	s.flags = MWIN_TENANT_SET_KEY | MWIN_TENANT_SET_MAX_CONNS |
+		  MWIN_TENANT_SET_OWNER;
+	set_key(&s, 7, 20);
+	s.max_conns = 2;
+	s.owner = USER_A;
+	strcpy(s.name, "ignored");
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &s));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, t.id, 0, &g));
+	EXPECT_STREQ("settable", g.name);
+	EXPECT_EQ(20, g.key_len);
+	EXPECT_EQ(2, g.max_conns);
+	EXPECT_EQ(USER_A, g.owner);
+	EXPECT_EQ(0, g.nr_allow);	/* not named: unchanged */
+
+	s.flags = MWIN_TENANT_SET_KEY;
+	s.key_len = 0;			/* no key any more */
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &s));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, t.id, 0, &g));
+	EXPECT_EQ(0, g.key_len);
+}
+
+/* In a child as @uid without capabilities: 0, or the line that failed. */
+static int as_user(uid_t uid, int (*fn)(int fd, uint32_t id), uint32_t id)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		gid_t gid = uid;
+		int fd;
+
+		if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
+		    setresuid(uid, uid, uid))
+			_exit(100);
+		fd = open(MWIN_DEV_PATH, O_RDWR);
+		_exit(fd < 0 ? 101 : fn(fd, id));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: as uid %u: failed: %s\n",	\
+			__FILE__, __LINE__, getuid(), #cond);		\
+		return __LINE__ % 100 + 1;				\
+	}								\
+} while (0)
+
+/* A user who owns tenant @id sees it, and only it; it changes nothing. */
+static int owner_calls(int fd, uint32_t id)
+{
+	struct mwin_tenant_info t = tenant("mine"), g;
+	struct mwin_info info;
+
+	CHILD_CHECK(!mwin_tenant_get(fd, id, 0, &g));
+	CHILD_CHECK(!strcmp(g.name, "owned"));
+	CHILD_CHECK(!mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) && g.id == id);
+	CHILD_CHECK(mwin_tenant_get(fd, id, MWIN_GET_NEXT, &g) == -ENOENT);
+	CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 1);
+	CHILD_CHECK(mwin_tenant_create(fd, &t) == -EPERM);
+	g.flags = MWIN_TENANT_SET_MAX_CONNS;
+	g.max_conns = 1;
+	CHILD_CHECK(mwin_tenant_set(fd, &g) == -EPERM);
+	CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
+	return 0;
+}
+
+/* Any other user sees no tenant at all. */
+static int stranger_calls(int fd, uint32_t id)
+{
+	struct mwin_tenant_info g;
+	struct mwin_info info;
+
+	CHILD_CHECK(mwin_tenant_get(fd, id, 0, &g) == -ENOENT);
+	CHILD_CHECK(mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) == -ENOENT);
+	CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 0);
+	CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
+	return 0;
+}
+
+TEST_F(tenants, who_may_call)
+{
+	struct mwin_tenant_info owned = tenant("owned");
+	struct mwin_tenant_info other = tenant("other"), g;
+	struct stat st;
+
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	owned.owner = USER_A;
+	ASSERT_EQ(0, make(self, &owned));
+	ASSERT_EQ(0, make(self, &other));
+	EXPECT_EQ(0, as_user(USER_A, owner_calls, owned.id));
+	EXPECT_EQ(0, as_user(USER_A + 1, stranger_calls, owned.id));
+	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
+	/* nothing changed */
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, owned.id, 0, &g));
+	EXPECT_EQ(test_param("max_peers"), g.max_conns);
+}
+
+/* ---- connections ------------------------------------------------------ */
+
+#define KEY_LEN	32
+
+static const uint8_t key_a[KEY_LEN] = "0123456789abcdef0123456789abcde";
+static const uint8_t key_b[KEY_LEN] = "fedcba9876543210fedcba987654321";
+
+/* A peer of @name with @key (NULL: none) and @o's other options. */
+static struct mwpeer *peer_of(const char *name, const void *key,
+			      struct mwpeer_opts *o, int *err)
+{
+	struct mwpeer_opts d = { .timeout_ms = TEST_TIMEOUT_MS };
+	struct mwpeer *p;
+
+	if (!o)
+		o = &d;
+	o->tenant = name;
+	o->key = key;
+	o->key_len = key ? KEY_LEN : 0;
+	p = mwpeer_create(o);
+	if (!p) {
+		*err = -errno;
+		return NULL;
+	}
+	*err = mwpeer_open(p, test_host(), 0);
+	return p;
+}
+
+/* The module's view of peer @id: its state, or 0 when it is gone. */
+static uint32_t peer_state(int fd, uint32_t id)
+{
+	struct mwin_peer_info pi;
+
+	return mwin_peer_get(fd, id, 0, &pi) ? 0 : pi.state;
+}
+
+/* Wait until the module has peer @id in @state. */
+static int wait_state(int fd, uint32_t id, uint32_t state)
+{
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS; i++) {
+		if (peer_state(fd, id) == state)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static uint64_t rejects(int fd, uint32_t tenant, int why)
+{
+	struct mwin_tenant_info t;
+
+	return mwin_tenant_get(fd, tenant, 0, &t) ? ~0ULL : t.rejects[why];
+}
+
+static uint64_t module_rejects(int fd, int why)
+{
+	struct mwin_info info;
+
+	return mwin_info(fd, &info, NULL, 0) ? ~0ULL : info.rejects[why];
+}
+
+/* The QPs the RDMA core lists (iproute2's rdma tool): none is left behind. */
+static int count_qps(void)
+{
+	return test_sh("exit $(rdma resource show qp 2>/dev/null | wc -l)");
+}
+
+FIXTURE(conns)
+{
+	int fd;
+	uint32_t tenant;
+	uint32_t region;
+	struct mwin_info before;
+	int qps;
+};
+
+FIXTURE_SETUP(conns)
+{
+	struct mwin_tenant_info t = tenant("acme");
+
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	set_key(&t, 0, 0);
+	memcpy(t.key, key_a, KEY_LEN);
+	t.key_len = KEY_LEN;
+	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
+	self->tenant = t.id;
+	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0, &self->region,
+					NULL));
+	ASSERT_EQ(0, mwin_info(self->fd, &self->before, NULL, 0));
+	self->qps = count_qps();
+}
+
+FIXTURE_TEARDOWN(conns)
+{
+	mwin_tenant_destroy(self->fd, self->tenant);
+	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
+	close(self->fd);
+}
+
+/* After refused connections: no peer and no QP more than before. */
+#define EXPECT_NOTHING_KEPT() do {					\
+	struct mwin_info _now;						\
+									\
+	ASSERT_EQ(0, mwin_info(self->fd, &_now, NULL, 0));		\
+	EXPECT_EQ(self->before.nr_peers, _now.nr_peers);		\
+	EXPECT_EQ(self->qps, count_qps());				\
+} while (0)
+
+/* The right key: both proofs verify; the peer is granted and reads. */
+TEST_F(conns, right_key_connects)
+{
+	struct mwin_window_bind b;
+	struct mwin_peer_info pi;
+	struct mwin_tenant_info t;
+	struct mwpeer *p;
+	int err;
+
+	p = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(self->tenant, mwpeer_tenant_id(p));
+	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, mwin_peer_get(self->fd, mwpeer_id(p), 0, &pi));
+	EXPECT_EQ(self->tenant, pi.tenant);
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(1, t.nr_conns);
+	EXPECT_EQ(1, t.connects);
+
+	b = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_MSG(p, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 64));
+	mwpeer_close(p);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, pi.id));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(0, t.nr_conns);
+	mwin_window_destroy(self->fd, b.id);
+}
+
+/* A wrong key: the module cannot prove itself to the peer, which leaves. */
+TEST_F(conns, peer_refuses_a_module_without_the_key)
+{
+	struct mwpeer *p;
+	int err;
+
+	p = peer_of("acme", key_b, NULL, &err);
+	EXPECT_EQ(-EACCES, err);
+	mwpeer_close(p);
+	/* and without any key, the peer learns that it needs one */
+	p = peer_of("acme", NULL, NULL, &err);
+	EXPECT_EQ(-ENOKEY, err);
+	mwpeer_close(p);
+}
+
+/*
+ * A wrong proof from the peer: disconnected and counted; nothing could
+ * be granted to it before.
+ */
+TEST_F(conns, bad_proof_is_refused)
+{
+	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
+				 .no_proof = true };
+	struct mwin_wire_proof m = {
+		.magic = MWIN_WIRE_MAGIC,
+		.version = MWIN_WIRE_VERSION_TENANT,
+		.type = MWIN_WIRE_PROOF,
+	};
+	struct mwin_window_bind b;
+	struct mwpeer *p;
+	uint32_t id;
+	int err;
+
+	p = peer_of("acme", key_a, &o, &err);
+	ASSERT_EQ(0, err);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, wait_state(self->fd, id, MWIN_PEER_AUTHENTICATING));
+	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(-ENOTCONN, mwin_window_create(self->fd, &b));
+
+	memset(m.proof, 0x33, sizeof(m.proof));
+	ASSERT_EQ(0, mwpeer_send(p, &m, sizeof(m)));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	mwpeer_close(p);
+}
+
+/* No proof at all: disconnected after op_timeout_ms, counted. */
+TEST_F(conns, missing_proof_times_out)
+{
+	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
+				 .no_proof = true };
+	unsigned long old = test_param("op_timeout_ms");
+	struct mwpeer *p;
+	uint32_t id;
+	int err;
+
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 500));
+	p = peer_of("acme", key_a, &o, &err);
+	ASSERT_EQ(0, err);
+	id = mwpeer_id(p);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_NO_PROOF));
+	EXPECT_EQ(0, test_set_param("op_timeout_ms", old));
+	mwpeer_close(p);
+}
+
+/*
+ * A replayed hello and proof: the module's nonce is new, so the proof
+ * recorded from an earlier connection does not verify.
+ */
+TEST_F(conns, replayed_handshake_is_refused)
+{
+	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
+				 .no_proof = true };
+	struct mwin_wire_hello_tenant hello = {
+		.magic = MWIN_WIRE_MAGIC,
+		.version = MWIN_WIRE_VERSION_TENANT,
+		.tenant = "acme",
+	};
+	struct mwin_wire_proof m = {
+		.magic = MWIN_WIRE_MAGIC,
+		.version = MWIN_WIRE_VERSION_TENANT,
+		.type = MWIN_WIRE_PROOF,
+	};
+	struct mwpeer_handshake first, again;
+	struct mwpeer *p;
+	int err;
+
+	p = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	mwpeer_handshake(p, &first);
+	ASSERT_TRUE(first.proof_sent);
+	mwpeer_close(p);
+
+	/* the same hello (nonce and all), then the recorded proof */
+	memcpy(hello.nonce, first.peer_nonce, sizeof(hello.nonce));
+	o.private_data = &hello;
+	o.private_data_len = sizeof(hello);
+	p = peer_of("acme", key_a, &o, &err);
+	ASSERT_EQ(0, err);
+	mwpeer_handshake(p, &again);
+	EXPECT_NE(0, memcmp(first.module_nonce, again.module_nonce,
+			    sizeof(again.module_nonce)));
+	memcpy(m.proof, first.peer_proof, sizeof(m.proof));
+	ASSERT_EQ(0, mwpeer_send(p, &m, sizeof(m)));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(p)));
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	mwpeer_close(p);
+}
+
+TEST_F(conns, unknown_tenant_is_refused)
+{
+	uint64_t n = module_rejects(self->fd, MWIN_REJECT_UNKNOWN_TENANT);
+	struct mwpeer *p;
+	int err;
+
+	p = peer_of("nosuch", key_a, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_UNKNOWN_TENANT, mwpeer_reject_reason(p));
+	mwpeer_close(p);
+	EXPECT_EQ(n + 1, module_rejects(self->fd, MWIN_REJECT_UNKNOWN_TENANT));
+	EXPECT_NOTHING_KEPT();
+}
+
+TEST_F(conns, address_outside_allow_is_refused)
+{
+	struct mwin_tenant_info t = { .id = self->tenant,
+				      .flags = MWIN_TENANT_SET_ALLOW };
+	struct mwpeer *p;
+	int err;
+
+	t.allow[0] = net4(192, 0, 2, 0, 24);
+	t.allow[1] = (struct mwin_tenant_net){ .family = 6, .prefix_len = 64,
+					       .addr = { 0x20, 0x01, 0x0d, 0xb8 } };
+	t.nr_allow = 2;
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
+	p = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_ADDRESS, mwpeer_reject_reason(p));
+	mwpeer_close(p);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_ADDRESS));
+	EXPECT_NOTHING_KEPT();
+
+	/* the test host's network: admitted */
+	t.allow[1] = net4(10, 0, 2, 0, 24);
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
+	p = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(0, err);
+	mwpeer_close(p);
+}
+
+TEST_F(conns, connection_quota)
+{
+	struct mwin_tenant_info t = { .id = self->tenant, .max_conns = 1,
+				      .flags = MWIN_TENANT_SET_MAX_CONNS };
+	struct mwpeer *p, *q;
+	int err;
+
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
+	p = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	q = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_QUOTA, mwpeer_reject_reason(q));
+	mwpeer_close(q);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_QUOTA));
+
+	/* the slot comes back when the first goes */
+	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	err = mwpeer_id(p);
+	mwpeer_close(p);
+	ASSERT_EQ(0, test_wait_peer_gone(self->fd, err));
+	q = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(0, err);
+	mwpeer_close(q);
+}
+
+/* Windows bound to a tenant's peers at once: max_windows. */
+TEST_F(conns, window_quota)
+{
+	struct mwin_tenant_info t = { .id = self->tenant, .max_windows = 1,
+				      .flags = MWIN_TENANT_SET_MAX_WINDOWS };
+	struct mwin_window_bind a, b;
+	struct mwpeer *p;
+	int err;
+
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
+	p = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	a = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &a));
+	b = test_bind(self->region, mwpeer_id(p), 8192, 4096,
+		      MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(-EDQUOT, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(1, t.nr_windows);
+	ASSERT_EQ(0, mwin_window_destroy(self->fd, a.id));
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b));
+	mwin_window_destroy(self->fd, b.id);
+	mwpeer_close(p);
+}
+
+/* Anonymous peers: refused unless the module admits them, and capped. */
+TEST_F(conns, anonymous_peers)
+{
+	struct mwpeer *p, *q, *r;
+	int err;
+
+	ASSERT_EQ(0, test_set_param("anonymous", 0));
+	p = peer_of(NULL, NULL, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_ANONYMOUS, mwpeer_reject_reason(p));
+	mwpeer_close(p);
+	EXPECT_NOTHING_KEPT();
+
+	/* one anonymous peer at most: it takes no tenant's slot */
+	ASSERT_EQ(0, test_set_param("anonymous", 1));
+	ASSERT_EQ(0, test_set_param("max_anon_peers", 1));
+	p = peer_of(NULL, NULL, NULL, &err);
+	EXPECT_EQ(0, err);
+	q = peer_of(NULL, NULL, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_ANONYMOUS, mwpeer_reject_reason(q));
+	r = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(0, err);
+	mwpeer_close(r);
+	mwpeer_close(q);
+	mwpeer_close(p);
+	EXPECT_EQ(0, test_set_param("max_anon_peers", 64));
+}
+
+/* One source address connects conn_rate times a second at most. */
+TEST_F(conns, connection_rate)
+{
+	unsigned long old = test_param("conn_rate");
+	int i, ok = 0, limited = 0, err;
+	struct mwpeer *p;
+
+	ASSERT_EQ(0, test_set_param("conn_rate", 2));
+	usleep(1100 * 1000);	/* a full bucket */
+	for (i = 0; i < 6; i++) {
+		p = peer_of("acme", key_a, NULL, &err);
+		ok += !err;
+		limited += err == -ECONNREFUSED &&
+			   mwpeer_reject_reason(p) == MWIN_REJECT_RATE;
+		mwpeer_close(p);
+	}
+	EXPECT_EQ(0, test_set_param("conn_rate", old));
+	EXPECT_LE(2, ok);
+	EXPECT_LE(1, limited);
+	EXPECT_EQ(6, ok + limited);
+	EXPECT_EQ(limited, rejects(self->fd, self->tenant, MWIN_REJECT_RATE));
+}
+
+/* Destroying a tenant disconnects its peers; their windows are unbound. */
+TEST_F(conns, destroy_disconnects)
+{
+	struct mwin_window_bind b;
+	struct mwpeer *p, *q;
+	uint32_t pid, qid;
+	int err;
+
+	p = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	q = peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	pid = mwpeer_id(p);
+	qid = mwpeer_id(q);
+	ASSERT_EQ(0, wait_state(self->fd, pid, MWIN_PEER_CONNECTED));
+	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_WRITE, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwin_tenant_destroy(self->fd, self->tenant));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, pid));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, qid));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	/* and no one connects as it any more */
+	mwpeer_close(p);
+	p = peer_of("acme", key_a, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_UNKNOWN_TENANT, mwpeer_reject_reason(p));
+	mwpeer_close(p);
+	mwpeer_close(q);
+	mwin_window_destroy(self->fd, b.id);
+}
+
+/* A tenant without a key is admitted by name (and address) alone. */
+TEST_F(conns, tenant_without_key)
+{
+	struct mwin_tenant_info t = tenant("open");
+	struct mwpeer *p;
+	int err;
+
+	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
+	p = peer_of("open", NULL, NULL, &err);
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(t.id, mwpeer_tenant_id(p));
+	EXPECT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
+}
+
+TEST_HARNESS_MAIN
