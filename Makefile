@@ -133,6 +133,17 @@ demo: vm-modules tools
 bench: vm-modules tools
 	bash $(TOP)/tools/bench/run.sh
 
+# Hardware qualification on this host's RDMA device (Documentation/qualify.rst):
+# mwin.ko against KDIR, the tools and suite, then tools/qualify.sh as root
+# writes build/qualify/report-HOST-DATE.md. QUALIFY_ARGS: its options.
+.PHONY: qualify
+qualify: modules tools selftests $(BUILD)/tools/mwbench
+	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
+
+$(BUILD)/tools/mwbench: tools/bench/mwbench.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS) -lpthread -lm
+
 # ---- style gates ---------------------------------------------------------
 
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h tools/bench/kmod/*.c tools/bench/kmod/*.h) \
@@ -253,6 +264,7 @@ help:
 	@echo "make demo       boot the VM and walk through a window's life"
 	@echo "make bench      benchmarks in the VM: table, targets and plots in build/bench"
 	@echo "make conformance  the conformance table: mwin windows against rdma-core MWs"
+	@echo "make qualify    qualify this host's RDMA device: one report in build/qualify (root)"
 	@echo "make lint       checkpatch, sparse, kernel-doc and cppcheck; any finding fails"
 	@echo "make compat-check  build the module against every linux-headers-*-amd64 here"
 	@echo "make dkms-check build the module through DKMS (root)"

@@ -269,7 +269,8 @@ static int peer_open(struct side *s, int i)
 
 static int raw_open(struct side *s)
 {
-	uint16_t port = s->kind == SIDE_MWIN ? MWIN_DEFAULT_PORT : s->srv->port;
+	uint16_t port = s->kind == SIDE_MWIN ? mwpeer_default_port() :
+						 s->srv->port;
 
 	s->raw = rawpeer_connect(test_host(), port);
 	if (!s->raw)

@@ -72,6 +72,7 @@ if [ "$full" = 1 ]; then
 	run_own conformance env -u MWIN_TESTS bash "$top/selftests/conformance.sh"
 	# the table, as make conformance prints it
 	sed -n '/^# mwin window semantics/,$p' "$top/build/vm/make-conformance.log"
+	run_own qualify env -u MWIN_TESTS bash "$top/tools/testing/vm/qualify-check.sh"
 fi
 
 if [ "${MWIN_CHECK_KERNELS:-all}" = all ]; then

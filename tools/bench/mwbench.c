@@ -700,7 +700,7 @@ static struct conn *peer_connect(unsigned int recv_depth)
 	struct mwin_peer_info pi;
 	int ret, i;
 
-	ret = conn_resolve(c, opt.host, MWIN_DEFAULT_PORT);
+	ret = conn_resolve(c, opt.host, mwpeer_default_port());
 	if (!ret)
 		ret = conn_setup_qp(c, c->id, NULL);
 	if (ret)

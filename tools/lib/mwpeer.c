@@ -1116,6 +1116,18 @@ static int cm_status_err(int status, int dflt)
 	return status < 0 ? status : dflt;
 }
 
+uint16_t mwpeer_default_port(void)
+{
+	const char *env = getenv("MWIN_PORT");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return MWIN_DEFAULT_PORT;
+	v = strtoul(env, &end, 10);
+	return *end || !v || v > 65535 ? MWIN_DEFAULT_PORT : (uint16_t)v;
+}
+
 /* resolve @host:@port into @dst and the dev option into @src */
 static int resolve(struct mwpeer *p, const char *host, uint16_t port,
 		   struct sockaddr_storage *dst, struct sockaddr_storage *src,
@@ -1452,7 +1464,7 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port)
 		return -EINVAL;
 	}
 	if (!port)
-		port = MWIN_DEFAULT_PORT;
+		port = mwpeer_default_port();
 	if (host != p->host) {
 		char *h = strdup(host);
 

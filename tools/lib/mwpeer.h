@@ -122,10 +122,19 @@ struct mwpeer_opts {
 /* ------------------------------------------------------------ lifetime */
 
 /**
+ * mwpeer_default_port() - the module's port, where none is given
+ *
+ * Return: the environment's MWIN_PORT (1 to 65535), else MWIN_DEFAULT_PORT:
+ * so that every tool and test reaches a module loaded with another port
+ * (make qualify's).
+ */
+uint16_t mwpeer_default_port(void);
+
+/**
  * mwpeer_connect() - create a peer and connect it (mwpeer_create() +
  *	mwpeer_open())
  * @host: the module's host, IPv4/IPv6 address or name
- * @port: RDMA CM port, 0 for MWIN_DEFAULT_PORT
+ * @port: RDMA CM port, 0 for mwpeer_default_port()
  * @dev: as &struct mwpeer_opts.dev, may be NULL
  * @timeout_ms: as &struct mwpeer_opts.timeout_ms, 0 for the default
  * @err: if not NULL, set to 0 or the negative errno of the failure

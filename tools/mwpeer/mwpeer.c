@@ -1018,7 +1018,7 @@ int main(int argc, char **argv)
 	const char *key_file = NULL;
 	const char *host;
 	uint64_t v;
-	uint16_t port = MWIN_DEFAULT_PORT;
+	uint16_t port = mwpeer_default_port();
 	int opt, r;
 
 	signal(SIGPIPE, SIG_IGN);
