@@ -9,10 +9,11 @@
 # Without MWIN_TESTS (which names the binaries to run) this is the whole of
 # `make check`: the suite, then the runs that need boots of their own (the
 # demo, the module and its peer in two VMs, the conformance table with its
-# crash cases), one result each, all on the first guest kernel
-# (build/vm/kver). Then the suite runs again on every other guest kernel
-# (build/vm/kvers: the newest Debian 12 kernel, 6.12) with the mwin.ko
-# built for it; MWIN_CHECK_KERNELS=first skips that.
+# crash cases, make qualify), one result each, on the first guest kernel
+# (build/vm/kver; the conformance table on every one). Then the suite runs
+# again on every other guest kernel (build/vm/kvers: the newest Debian 12
+# kernel, 6.12) with the mwin.ko built for it. MWIN_CHECK_KERNELS=first
+# keeps to the first kernel; =KVER runs the suite on that kernel alone.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
@@ -28,6 +29,8 @@ if [ -z "${MWIN_TESTS:-}" ]; then
 fi
 
 first=$(cat "$top/build/vm/kver")
+# MWIN_CHECK_KERNELS: all (default), first, or one KVER of build/vm/kvers
+only=${MWIN_CHECK_KERNELS:-all}
 summary=
 
 # the suite on one kernel: suite KVER LOG [VAR=VALUE...] (for vm-run)
@@ -47,9 +50,26 @@ suite() {
 	[ "$r" -eq 0 ]
 }
 
+# the suite on kernel KVER, with the modules built for it
+suite_on() {
+	local k=$1 d=$top/build/vm/k/$1
+	if [ "$k" = "$first" ]; then
+		suite "$k" "$log"
+	else
+		suite "$k" "${2:-$top/build/vm/check-$k.log}" \
+			MWIN_VM_KERNEL_DIR="$d" MWIN_KO="$d/mwin.ko" \
+			MWIN_TEST_KO="$d/mwin-test.ko"
+	fi
+}
+
 pass=0 fail=0 skip=0
-suite "$first" "$log"
-rc=$?
+rc=0
+case $only in
+all|first) suite_on "$first" || rc=1 ;;
+*) grep -qxF "$only" "$top/build/vm/kvers" ||
+	{ echo "run-vm: no guest kernel $only (build/vm/kvers)" >&2; exit 2; }
+   suite_on "$only" "$log" || rc=1 ;;
+esac
 
 # Runs in boots of their own, one result each: run_own NAME COMMAND...
 run_own() {
@@ -75,11 +95,9 @@ if [ "$full" = 1 ]; then
 	run_own qualify env -u MWIN_TESTS bash "$top/tools/testing/vm/qualify-check.sh"
 fi
 
-if [ "${MWIN_CHECK_KERNELS:-all}" = all ]; then
+if [ "$only" = all ]; then
 	for k in $(grep -vxF "$first" "$top/build/vm/kvers" 2>/dev/null); do
-		d=$top/build/vm/k/$k
-		suite "$k" "$top/build/vm/check-$k.log" MWIN_VM_KERNEL_DIR="$d" \
-			MWIN_KO="$d/mwin.ko" MWIN_TEST_KO="$d/mwin-test.ko" || rc=1
+		suite_on "$k" || rc=1
 	done
 fi
 printf '%s' "$summary"
