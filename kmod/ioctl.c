@@ -221,6 +221,8 @@ static int mwin_cmd_tenant_destroy(struct mwin_ucmd *ucmd)
 {
 	struct mwin_destroy *cmd = ucmd->cmd;
 
+	if (!ucmd->c.admin)
+		return -EPERM;
 	return mwin_check_destroy(cmd, 0) ?: tenant_destroy(cmd->id, &ucmd->c);
 }
 

@@ -624,6 +624,7 @@ int tenant_destroy(u32 id, const struct mwin_caller *c);
 struct mwin_tenant *tenant_find(const char *name);
 bool tenant_name_ok(const char *name);
 void tenant_put(struct mwin_tenant *t);
+bool tenant_may_grant(const struct mwin_tenant *t, const struct mwin_caller *c);
 void tenant_add_peer(struct mwin_tenant *t, struct mwin_peer *p);
 void tenant_del_peer(struct mwin_tenant *t, struct mwin_peer *p);
 

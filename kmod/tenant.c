@@ -139,12 +139,17 @@ static int tenant_owner(u32 owner, kuid_t *uid)
 	return uid_valid(*uid) ? 0 : -EINVAL;
 }
 
-static int tenant_check_limits(const struct mwin_tenant_info *ti)
+/* The fields of @ti that @what names, checked. */
+static int tenant_check_limits(const struct mwin_tenant_info *ti, u32 what)
 {
 	u32 i;
 
-	if (ti->max_conns > READ_ONCE(mwin_max_peers) ||
-	    ti->nr_allow > MWIN_TENANT_ALLOW_MAX)
+	if (what & MWIN_TENANT_SET_MAX_CONNS &&
+	    ti->max_conns > READ_ONCE(mwin_max_peers))
+		return -EINVAL;
+	if (!(what & MWIN_TENANT_SET_ALLOW))
+		return 0;
+	if (ti->nr_allow > MWIN_TENANT_ALLOW_MAX)
 		return -EINVAL;
 	for (i = 0; i < ti->nr_allow; i++)
 		if (!tenant_net_ok(&ti->allow[i]))
@@ -163,7 +168,7 @@ static int tenant_apply(struct mwin_tenant *t,
 	kuid_t owner = INVALID_UID;
 	int ret;
 
-	ret = tenant_check_limits(ti);
+	ret = tenant_check_limits(ti, what);
 	if (!ret && what & MWIN_TENANT_SET_OWNER)
 		ret = tenant_owner(ti->owner, &owner);
 	if (ret)
@@ -316,8 +321,6 @@ int tenant_destroy(u32 id, const struct mwin_caller *c)
 	struct mwin_tenant *t;
 	bool killed;
 
-	if (!c->admin)
-		return -EPERM;
 	t = to_tenant(mwin_obj_find(&mwin_tenant_type, &id, false, c));
 	if (!t)
 		return -ENOENT;
@@ -385,6 +388,18 @@ int tenant_get(struct mwin_ucmd *ucmd)
 	spin_unlock(&t->lock);
 	tenant_put(t);
 	return 0;
+}
+
+/**
+ * tenant_may_grant() - may @c grant windows to the peers of @t?
+ * @t: a peer's tenant, NULL for an anonymous peer (anyone may)
+ * @c: the caller
+ *
+ * A tenant's peers take windows from its owner and CAP_SYS_ADMIN only.
+ */
+bool tenant_may_grant(const struct mwin_tenant *t, const struct mwin_caller *c)
+{
+	return !t || c->admin || uid_eq(READ_ONCE(t->obj.owner.uid), c->uid);
 }
 
 /* The tenant's peer list: a peer joins when published, leaves when gone. */

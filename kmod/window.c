@@ -515,7 +515,8 @@ int window_create(struct mwin_ucmd *ucmd)
 		region_put(r);
 		return -ENOENT;
 	}
-	ret = !peer_takes_grants(p) ? -ENOTCONN :
+	ret = !tenant_may_grant(p->tenant, &ucmd->c) ? -EPERM :
+	      !peer_takes_grants(p) ? -ENOTCONN :
 	      window_check_dev(p->dev, r, arg);
 	if (ret)
 		goto err_put;
@@ -609,6 +610,10 @@ int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c)
 		if (!p) {
 			window_put(w);
 			return -ENOENT;
+		}
+		if (!tenant_may_grant(p->tenant, c)) {
+			ret = -EPERM;
+			goto out_put;
 		}
 	}
 

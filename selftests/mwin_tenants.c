@@ -804,4 +804,46 @@ TEST_F(conns, tenant_without_key)
 	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
 }
 
+/* Windows for a tenant's peer: granted by the tenant's owner only. */
+static int grant_to(int fd, uint32_t peer)
+{
+	struct mwin_window_bind b;
+	uint32_t region;
+	int ret;
+
+	CHILD_CHECK(!mwin_region_create(fd, 1 << 16, MWIN_CREATE_FD_OWNED,
+					&region, NULL));
+	b = test_bind(region, peer, 0, 4096, MWIN_ACCESS_READ, 0);
+	ret = mwin_window_create(fd, &b);
+	if (!ret)
+		mwin_window_destroy(fd, b.id);
+	mwin_region_destroy(fd, region, MWIN_REGION_DESTROY_FORCE);
+	return ret == -EPERM ? 2 : ret ? 3 : 0;
+}
+
+TEST_F(conns, only_the_owner_grants)
+{
+	struct mwin_tenant_info t = tenant("owned-peers");
+	struct mwpeer *p, *anon;
+	struct stat st;
+	int err;
+
+	t.owner = USER_A;
+	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
+	p = peer_of("owned-peers", NULL, NULL, &err);
+	ASSERT_EQ(0, err);
+	anon = peer_of(NULL, NULL, NULL, &err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	EXPECT_EQ(0, as_user(USER_A, grant_to, mwpeer_id(p)));
+	EXPECT_EQ(2, as_user(USER_A + 1, grant_to, mwpeer_id(p)));
+	EXPECT_EQ(0, as_user(USER_A + 1, grant_to, mwpeer_id(anon)));
+	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
+	mwpeer_close(anon);
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
+}
+
 TEST_HARNESS_MAIN

@@ -33,9 +33,11 @@
  * skip them, MWIN_INFO does not count them and a monitor gets no event
  * about them, unless the caller has CAP_SYS_ADMIN, which sees and may act
  * on every object. Peers belong to the host: every caller sees them and
- * may grant its own regions' windows to them. A tenant's owner is the
- * local user named at its creation (or none): the owner and CAP_SYS_ADMIN
- * see it; only CAP_SYS_ADMIN creates, changes or destroys tenants.
+ * may grant its own regions' windows to them, but for the peers of a
+ * tenant: those take windows from the tenant's owner (the local user named
+ * at its creation, or none) and CAP_SYS_ADMIN only (EPERM). The owner and
+ * CAP_SYS_ADMIN see a tenant; only CAP_SYS_ADMIN creates, changes or
+ * destroys tenants. A peer's tenant id is shown to every caller.
  *
  * Every ioctl argument starts with ``__u32 size`` (the size of the struct
  * as the caller knows it) and ``__u32 flags``. A caller built against an
@@ -288,7 +290,9 @@ struct mwin_destroy {
  * window that has none); EDQUOT (the peer's tenant has its max_windows
  * windows bound; a rebind to another peer has revoked the old rkey by
  * then, and the window is unbound); EOPNOTSUPP (the device
- * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); ENOSPC
+ * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); EPERM (a
+ * tenant's peer, and the caller neither owns the tenant nor has
+ * CAP_SYS_ADMIN: nothing changed); ENOSPC
  * (window limit, or a caller without CAP_SYS_ADMIN whose user holds half
  * of it already); EIO; ECONNABORTED (the operation did not complete in
  * time, the post failed or a registering caller was killed: the peer was
@@ -655,7 +659,7 @@ enum mwin_tenant_set {
  * @key: CREATE, SET: in, the key; GET: zeros
  * @allow: in / out: the prefixes a peer of this tenant may connect from
  * @max_conns: in / out: connections the tenant may have at once, 1 to the
- *	module's max_peers; 0 at CREATE: max_peers
+ *	module's max_peers; 0 (CREATE, SET): max_peers
  * @max_windows: in / out: windows bound to the tenant's peers at once (0:
  *	no limit but the module's); a create or rebind past it fails with
  *	EDQUOT
