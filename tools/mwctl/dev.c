@@ -14,7 +14,8 @@ static int usage_dev(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl dev [ show ]\n"
 	      "Module ABI version, listen port, limits and usage, and the RDMA devices\n"
-	      "mwin uses with their window limits and capabilities.\n",
+	      "mwin uses with their window limits and capabilities; -d adds tenants,\n"
+	      "anonymous peers and the connections refused, by reason.\n",
 	      stdout);
 	return 0;
 }
@@ -104,6 +105,11 @@ static void print_module(struct mw *mw, const struct mwin_info *info)
 	pr_uint(PR_ANY, "max_peers", info->max_peers);
 	if (mw->details && *srcversion)
 		pr_str(PR_ANY, "srcversion", srcversion);
+	if (mw->details) {
+		pr_uint(PR_ANY, "tenants", info->nr_tenants);
+		pr_uint(PR_ANY, "anon_peers", info->nr_anon_peers);
+		print_rejects(info->rejects);
+	}
 	pr_nl();
 }
 

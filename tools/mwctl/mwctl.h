@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mwctl: what the object files (dev.c, peer.c, region.c, window.c,
- * monitor.c) share. mwctl.c parses the options and runs the object named
+ * tenant.c, monitor.c) share. mwctl.c parses the options and runs the object named
  * on the command line; utils.c holds the executor, the errors and the
  * shared show helpers; parse.c the parsing of ids, sizes and keywords.
  *
@@ -46,10 +46,19 @@ int cmd_dev(struct mw *mw);
 int cmd_peer(struct mw *mw);
 int cmd_region(struct mw *mw);
 int cmd_window(struct mw *mw);
+int cmd_tenant(struct mw *mw);
 int cmd_monitor(struct mw *mw);
 
 /* the device named @name (dev.c), for explaining a window that failed */
 bool find_dev(struct mw *mw, const char *name, struct mwin_dev_info *out);
+/* tenant @id's name in @buf (tenant.c): "-" for 0, the id if unseen */
+const char *tenant_name(struct mw *mw, uint32_t id, char *buf, size_t len);
+/*
+ * Refused connections by enum mwin_wire_reject_reason (tenant.c): text
+ * "rejects address:2,quota:1" (those not 0; "-" for none), JSON an object
+ * "rejects" of every reason.
+ */
+void print_rejects(const __u64 *rejects);
 
 /* ---------------------------------------------------------------- utils.c */
 
@@ -91,6 +100,7 @@ union mw_info {
 	struct mwin_region_info region;
 	struct mwin_window_info window;
 	struct mwin_peer_info peer;
+	struct mwin_tenant_info tenant;
 };
 
 /* An object that "show" lists: how to get one, how to print one. */

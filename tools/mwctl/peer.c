@@ -15,8 +15,8 @@ static int usage_peer(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl peer [ show [ ID ] ]\n"
 	      "       mwctl peer disconnect ID\n"
-	      "Peers are RDMA CM connections made by remote hosts; disconnect tears one\n"
-	      "down and unbinds its windows.\n",
+	      "Peers are RDMA CM connections made by remote hosts, each as a tenant or\n"
+	      "anonymous (tenant -); disconnect tears one down and unbinds its windows.\n",
 	      stdout);
 	return 0;
 }
@@ -49,7 +49,7 @@ static void print_peer(struct mw *mw, const union mw_info *info)
 {
 	const struct mwin_peer_info *p = &info->peer;
 	char host[INET6_ADDRSTRLEN + 8], hostport[INET6_ADDRSTRLEN + 16];
-	char dev[sizeof(p->dev_name) + 1];
+	char dev[sizeof(p->dev_name) + 1], tenant[MWIN_TENANT_NAME_MAX + 1];
 	unsigned int port;
 
 	peer_addr(p->addr, host, sizeof(host), &port);
@@ -63,6 +63,9 @@ static void print_peer(struct mw *mw, const union mw_info *info)
 	pr_str(PR_TEXT, "addr", hostport);
 	pr_str(PR_JSON, "addr", host);
 	pr_uint(PR_JSON, "port", port);
+	pr_str(PR_ANY, "tenant", tenant_name(mw, p->tenant, tenant,
+					     sizeof(tenant)));
+	pr_uint(PR_JSON, "tenant_id", p->tenant);
 	pr_str(PR_ANY, "dev", name_str(dev, p->dev_name, sizeof(p->dev_name)));
 	pr_uint(PR_ANY, "qpn", p->qpn);
 	pr_str(PR_ANY, "state", mwin_peer_state_name(p->state));

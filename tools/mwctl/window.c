@@ -200,9 +200,17 @@ bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
 		no_such(mw, id, region, peer);
 		break;
 	case -ENOTCONN:
+		if (peer && !mwin_peer_get(mw->fd, peer, 0, &p) &&
+		    p.state == MWIN_PEER_AUTHENTICATING)
+			die("peer %u has not proved its tenant's key yet", peer);
 		if (peer)
 			die("peer %u is gone", peer);
 		die("%s is unbound (its peer is gone); pass 'peer ID'", who);
+	case -EDQUOT:
+		die("peer %u's tenant has its max-windows windows bound", peer);
+	case -EPERM:
+		die("peer %u belongs to a tenant that is not yours (its owner and CAP_SYS_ADMIN grant to it)",
+		    peer);
 	case -EBUSY:
 		overlaps(mw, who, id, region, b);
 	case -E2BIG:
