@@ -4,8 +4,9 @@
 # make demo: a window's whole life, as a transcript a newcomer can follow.
 #
 # On the host (no argument) it boots the test VM (tools/testing/vm/vm-run)
-# and runs itself there with --guest. In the guest: load mwin.ko, start a
-# remote peer (build/tools/mwpeer) as a coprocess, make a region and a
+# and runs itself there with --guest. In the guest: load mwin.ko, make a
+# tenant with a key (a stranger is refused), start a remote peer of that
+# tenant (build/tools/mwpeer) as a coprocess, make a region and a
 # window with mwctl, have the peer write and read through the window, show
 # the bytes, rebind the window read-only (the peer's write fails), give it
 # to a new connection, invalidate it (the peer's read fails), clean up.
@@ -44,6 +45,15 @@ fail() {
 
 say() {		# a line of narrative
 	printf '\n# %s\n' "$*"
+}
+
+refused() {	# refused COMMAND...: as step, but it must fail
+	local rc
+	echo "\$ $*"
+	OUT=$("$@" 2>&1)
+	rc=$?
+	[ -z "$OUT" ] || printf '%s\n' "$OUT"
+	[ "$rc" -ne 0 ] || fail "'$*' succeeded"
 }
 
 step() {	# step COMMAND...: print "$ COMMAND" and its output; must succeed
@@ -98,14 +108,23 @@ window_state() {	# window_state ID: its state, as mwctl -j reports it
 MSG="hello, window!"
 
 say "Load the module. It listens for RDMA CM peers on every RDMA device."
-step insmod build/vm/mwin.ko anonymous=1
+step insmod build/vm/mwin.ko
 for _ in $(seq 50); do [ -e /dev/mwin ] && break; sleep 0.1; done
 step mwctl dev show
 grep -q '^dev rxe0 ' <<<"$OUT" || fail "mwctl dev show lists no rxe0"
 
-say "A remote peer connects (here from the same host, through rxe0)."
-echo "\$ coproc mwpeer $HOST"
-coproc PEER { exec mwpeer -t 5000 "$HOST" 2>&1; }
+say "Only the tenants the administrator names may connect: a stranger is refused."
+refused mwpeer -t 5000 "$HOST"
+grep -q "anonymous peers refused" <<<"$OUT" || fail "the stranger was not refused as anonymous"
+
+say "A tenant, with a key that both sides must prove they hold (it never crosses the wire)."
+KEY=/tmp/acme.key
+head -c 32 /dev/urandom > "$KEY"
+step mwctl tenant create acme key "$KEY" allow "${HOST%.*}.0/24" max-conns 2
+
+say "A peer of that tenant connects (here from the same host, through rxe0)."
+echo "\$ coproc mwpeer --tenant acme --key $KEY $HOST"
+coproc PEER { exec mwpeer --tenant acme --key "$KEY" -t 5000 "$HOST" 2>&1; }
 # our own copies: bash forgets PEER once the coprocess exits
 exec {PEER_OUT}<&"${PEER[0]}" {PEER_IN}>&"${PEER[1]}"
 PEER_PROC=$PEER_PID
@@ -113,8 +132,13 @@ peer_line
 echo "peer< $LINE"
 P=$(jget peer "$LINE")
 [ -n "$P" ] || fail "mwpeer did not connect"
+for _ in $(seq 100); do
+	mwctl peer show "$P" 2>/dev/null | grep -q "state connected" && break
+	sleep 0.1
+done
 step mwctl peer show
 grep -q "^peer $P .* state connected" <<<"$OUT" || fail "peer $P is not connected"
+grep -q "^peer $P .*tenant acme" <<<"$OUT" || fail "peer $P is not acme's"
 
 say "Pinned kernel memory, and a window on 8 KiB of it for that peer only."
 step mwctl region create size 64K
@@ -163,11 +187,15 @@ peer_msgs revoke
 peer read "$RKEY3" "$IOVA" ${#MSG}
 [ "$(jget status "$ANSWER")" != success ] || fail "the peer read through an invalidated window"
 
+say "The tenant's counters: two connections, the first dropped for its failed access."
+step mwctl -d tenant show acme
+
 say "Clean up."
 peer quit
 wait "$PEER_PROC" 2>/dev/null
 step mwctl window destroy "$W"
 step mwctl region destroy "$R"
+step mwctl tenant destroy acme
 step rmmod mwin
 echo
 echo "demo: every step behaved as described"
