@@ -211,29 +211,9 @@ const char *mwpeer_reason_str(unsigned int reason)
 	return mwin_revoke_reason_name(reason);
 }
 
-static const char *const reject_names[] = {
-	[MWIN_REJECT_BAD_HELLO] = "bad hello",
-	[MWIN_REJECT_ANONYMOUS] = "anonymous peers refused",
-	[MWIN_REJECT_UNKNOWN_TENANT] = "unknown tenant",
-	[MWIN_REJECT_ADDRESS] = "address not allowed",
-	[MWIN_REJECT_QUOTA] = "over quota",
-	[MWIN_REJECT_PEER_LIMIT] = "peer limit",
-	[MWIN_REJECT_RATE] = "rate limited",
-	[MWIN_REJECT_RNR_RETRY] = "RNR retry count 7",
-	[MWIN_REJECT_SETUP] = "setup failed",
-	[MWIN_REJECT_DEVICE] = "device not served",
-	[MWIN_REJECT_BAD_PROOF] = "bad proof",
-	[MWIN_REJECT_NO_PROOF] = "no proof",
-};
-
 const char *mwpeer_reject_reason_str(unsigned int reason)
 {
-	if (!reason)
-		return "none";
-	if (reason >= sizeof(reject_names) / sizeof(reject_names[0]) ||
-	    !reject_names[reason])
-		return "unknown";
-	return reject_names[reason];
+	return reason ? mwin_reject_reason_name(reason) : "none";
 }
 
 const char *mwpeer_state_str(enum mwpeer_state s)
@@ -1509,11 +1489,11 @@ void mwpeer_disconnect(struct mwpeer *p)
 	conn_destroy(p);
 }
 
-struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
-			      const char *dev, int timeout_ms, int *err)
+/* mwpeer_create(@o) and mwpeer_open(): the peer, or NULL with *@err */
+static struct mwpeer *connect_with(const struct mwpeer_opts *o,
+				   const char *host, uint16_t port, int *err)
 {
-	struct mwpeer_opts o = { .dev = dev, .timeout_ms = timeout_ms };
-	struct mwpeer *p = mwpeer_create(&o);
+	struct mwpeer *p = mwpeer_create(o);
 	int r;
 
 	if (!p) {
@@ -1531,6 +1511,14 @@ struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
 	return p;
 }
 
+struct mwpeer *mwpeer_connect(const char *host, uint16_t port,
+			      const char *dev, int timeout_ms, int *err)
+{
+	struct mwpeer_opts o = { .dev = dev, .timeout_ms = timeout_ms };
+
+	return connect_with(&o, host, port, err);
+}
+
 struct mwpeer *mwpeer_connect_tenant(const char *host, uint16_t port,
 				     const char *dev, int timeout_ms,
 				     const char *tenant, const void *key,
@@ -1540,28 +1528,13 @@ struct mwpeer *mwpeer_connect_tenant(const char *host, uint16_t port,
 		.dev = dev, .timeout_ms = timeout_ms,
 		.tenant = tenant, .key = key, .key_len = key_len,
 	};
-	struct mwpeer *p;
-	int r;
 
 	if (!tenant) {
 		if (err)
 			*err = -EINVAL;
 		return NULL;
 	}
-	p = mwpeer_create(&o);
-	if (!p) {
-		if (err)
-			*err = -errno;
-		return NULL;
-	}
-	r = mwpeer_open(p, host, port);
-	if (err)
-		*err = r;
-	if (r) {
-		mwpeer_close(p);
-		return NULL;
-	}
-	return p;
+	return connect_with(&o, host, port, err);
 }
 
 void mwpeer_close(struct mwpeer *p)

@@ -383,11 +383,11 @@ void mwpeer_reject(const struct mwpeer *p, struct mwpeer_reject *out);
 int mwpeer_reject_reason(const struct mwpeer *p);
 
 /**
- * mwpeer_reject_reason_str() - name of an enum mwin_wire_reject_reason:
- *	"bad hello", "anonymous peers refused", "unknown tenant", "address
- *	not allowed", "over quota", "peer limit", "rate limited", "RNR retry
- *	count 7", "setup failed", "device not served", "bad proof", "no
- *	proof"; "none" for 0, "unknown" for others
+ * mwpeer_reject_reason_str() - name of an enum mwin_wire_reject_reason,
+ *	as Documentation/wire.rst and mwctl give it (mwin_reject_reason_name():
+ *	"bad-hello", "anonymous", "unknown-tenant", "address", "quota",
+ *	"peer-limit", "rate", "rnr-retry", "setup", "device", "bad-proof",
+ *	"no-proof"); "none" for 0, "unknown" for others
  */
 const char *mwpeer_reject_reason_str(unsigned int reason);
 
