@@ -319,4 +319,55 @@ TEST(param_bounds_at_load)
 		ASSERT_EQ(0, test_load(ko, NULL));
 }
 
+/* A connection to the guest's address, anonymous: 0 or the error. */
+static int try_connect(int *reason)
+{
+	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS };
+	struct mwpeer *p = mwpeer_create(&o);
+	int err;
+
+	if (!p)
+		return -errno;
+	err = mwpeer_open(p, test_host(), 0);
+	*reason = mwpeer_reject_reason(p);
+	mwpeer_close(p);
+	return err;
+}
+
+/* listen and devices: the addresses and devices peers may come through. */
+TEST(listen_and_devices)
+{
+	const char *ko = getenv("MWIN_KO");
+	char params[256];
+	int reason;
+
+	if (!ko)
+		SKIP(return, "MWIN_KO is not set");
+	/* a word that is no address: the module does not load */
+	EXPECT_NE(0, test_load(ko, "anonymous=1 listen=nonsense"));
+	/* the guest's address: peers come */
+	snprintf(params, sizeof(params), "anonymous=1 listen=%s", test_host());
+	ASSERT_EQ(0, test_load(ko, params));
+	EXPECT_EQ(0, try_connect(&reason));
+	/*
+	 * another address of the same device only (a loopback address would
+	 * not do: RDMA CM takes a listener on one for any address of its
+	 * device): nobody listens on the guest's
+	 */
+	ASSERT_EQ(0, test_sh("ip addr add 10.0.2.99/24 dev eth0"));
+	ASSERT_EQ(0, test_load(ko, "anonymous=1 listen=10.0.2.99"));
+	EXPECT_EQ(-ECONNREFUSED, try_connect(&reason));
+	EXPECT_EQ(0, reason);
+	ASSERT_EQ(0, test_load(ko, "anonymous=1"));
+	EXPECT_EQ(0, test_sh("ip addr del 10.0.2.99/24 dev eth0"));
+	/* another device only: refused, and the REJ says why */
+	ASSERT_EQ(0, test_load(ko, "anonymous=1 devices=mlx5_0"));
+	EXPECT_EQ(-ECONNREFUSED, try_connect(&reason));
+	EXPECT_EQ(MWIN_REJECT_DEVICE, reason);
+	ASSERT_EQ(0, test_load(ko, "anonymous=1 devices=mlx5_0,rxe0"));
+	EXPECT_EQ(0, try_connect(&reason));
+	/* leave the module as the runner loaded it, for the next binaries */
+	ASSERT_EQ(0, test_load(ko, NULL));
+}
+
 TEST_HARNESS_MAIN
