@@ -208,14 +208,16 @@ static int tenant_apply(struct mwin_tenant *t,
 static int tenant_add(struct mwin_tenant *t)
 {
 	struct mwin_tenant *other;
+	unsigned int n = 0;
 	int ret = 0;
 
 	mutex_lock(&mwin_tenants_lock);
-	list_for_each_entry(other, &mwin_tenants, node)
+	list_for_each_entry(other, &mwin_tenants, node) {
 		if (!strcmp(other->name, t->name))
 			ret = -EEXIST;
-	if (!ret && mwin_obj_count(&mwin_tenant_type, &mwin_module_caller) >=
-		    MWIN_TENANT_MAX)
+		n++;	/* those being made too */
+	}
+	if (!ret && n >= MWIN_TENANT_MAX)
 		ret = -ENOSPC;
 	if (!ret)
 		ret = mwin_obj_reserve_id(&t->obj);

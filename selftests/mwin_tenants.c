@@ -175,6 +175,31 @@ TEST_F(tenants, bad_names)
 	EXPECT_EQ(0, make(self, &t));
 }
 
+/* At most MWIN_TENANT_MAX tenants; the next is ENOSPC and changes nothing. */
+TEST_F(tenants, limit)
+{
+	static uint32_t ids[MWIN_TENANT_MAX];
+	struct mwin_tenant_info t;
+	char name[MWIN_TENANT_NAME_MAX];
+	struct mwin_info info;
+	int i, n;
+
+	for (n = 0; n < MWIN_TENANT_MAX; n++) {
+		snprintf(name, sizeof(name), "many-%d", n);
+		t = tenant(name);
+		if (mwin_tenant_create(self->fd, &t))
+			break;
+		ids[n] = t.id;
+	}
+	EXPECT_EQ(MWIN_TENANT_MAX, n);
+	t = tenant("one-too-many");
+	EXPECT_REFUSED(-ENOSPC, mwin_tenant_create(self->fd, &t));
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	EXPECT_EQ(MWIN_TENANT_MAX, info.nr_tenants);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, mwin_tenant_destroy(self->fd, ids[i]));
+}
+
 TEST_F(tenants, duplicate_name)
 {
 	struct mwin_tenant_info t = tenant("twice"), u = tenant("twice");
