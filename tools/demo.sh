@@ -47,22 +47,21 @@ say() {		# a line of narrative
 	printf '\n# %s\n' "$*"
 }
 
-refused() {	# refused COMMAND...: as step, but it must fail
-	local rc
+run() {		# run COMMAND...: print "$ COMMAND" and its output; RC its status
 	echo "\$ $*"
 	OUT=$("$@" 2>&1)
-	rc=$?
+	RC=$?
 	[ -z "$OUT" ] || printf '%s\n' "$OUT"
-	[ "$rc" -ne 0 ] || fail "'$*' succeeded"
 }
 
-step() {	# step COMMAND...: print "$ COMMAND" and its output; must succeed
-	local rc
-	echo "\$ $*"
-	OUT=$("$@" 2>&1)
-	rc=$?
-	[ -z "$OUT" ] || printf '%s\n' "$OUT"
-	[ "$rc" -eq 0 ] || fail "'$*' exited with status $rc"
+step() {	# step COMMAND...: run it; it must succeed
+	run "$@"
+	[ "$RC" -eq 0 ] || fail "'$*' exited with status $RC"
+}
+
+refused() {	# refused COMMAND...: run it; it must fail
+	run "$@"
+	[ "$RC" -ne 0 ] || fail "'$*' succeeded"
 }
 
 tget() {	# tget KEY TEXT: the word after KEY in mwctl's text output
