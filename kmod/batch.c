@@ -265,20 +265,14 @@ static void batch_finish(struct batch_item *it)
 	if (ret) {
 		it->op->result = window_op_failed(w, ret, it->inv);
 	} else if (it->reg) {
-		w->rkey = w->mr->rkey;
-		w->access = it->op->access;
-		w->state = MWIN_WINDOW_BOUND;
-		w->binds++;
-		if (it->inv)
-			w->invalidations++;
-		peer_send_grant(it->p, w, it->inv ? &it->old_rkey : NULL);
+		window_bound(w, it->op->access, it->inv);
+		window_tell_grant(w, it->inv ? &it->old_rkey : NULL);
 		it->op->rkey = w->rkey;
 		it->op->iova = window_offset(w);
 	} else {
-		w->state = MWIN_WINDOW_INVALIDATED;
-		w->invalidations++;
-		peer_send_revoke(it->p, w, it->old_rkey,
-				 MWIN_REVOKE_INVALIDATE);
+		window_invalidated(w);
+		window_tell_revoke(w, it->old_rkey, MWIN_REVOKE_INVALIDATE,
+				   NULL);
 	}
 	it->pending = false;
 	window_unbatch(w);

@@ -142,8 +142,8 @@ static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 
 static int mwin_check_bind(struct mwin_window_bind *cmd, u32 allowed_flags)
 {
-	if (cmd->flags & ~allowed_flags || cmd->__reserved || cmd->rkey ||
-	    cmd->iova)
+	if (cmd->flags & ~allowed_flags || cmd->rkey || cmd->iova ||
+	    (cmd->peer && cmd->tenant))
 		return -EINVAL;
 	if (!cmd->access || cmd->access & ~MWIN_ACCESS_ALL || !cmd->length)
 		return -EINVAL;
@@ -192,7 +192,7 @@ static int mwin_cmd_window_get(struct mwin_ucmd *ucmd)
 {
 	struct mwin_window_info *info = ucmd->cmd;
 
-	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
+	if (info->flags & ~MWIN_GET_NEXT)
 		return -EINVAL;
 	return window_get_info(info, &ucmd->c);
 }
@@ -327,6 +327,8 @@ static_assert(offsetofend(struct mwin_info, __reserved) ==
 	      MWIN_INFO_SIZE_VER0);
 static_assert(offsetofend(struct mwin_peer_info, rejected_invalidations) ==
 	      MWIN_PEER_INFO_SIZE_VER0);
+static_assert(offsetofend(struct mwin_tenant_info, rejects) ==
+	      MWIN_TENANT_INFO_SIZE_VER0);
 
 struct mwin_ioctl_op {
 	unsigned int ioctl_num;
@@ -369,7 +371,7 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP_W(WINDOW_DESTROY, mwin_cmd_window_destroy,
 		   struct mwin_destroy, __reserved),
 	IOCTL_OP(WINDOW_GET, mwin_cmd_window_get,
-		 struct mwin_window_info, __reserved),
+		 struct mwin_window_info, tenant),
 	IOCTL_OP(PEER_GET, mwin_cmd_peer_get, struct mwin_peer_info,
 		 rejected_invalidations),
 	IOCTL_OP_W(PEER_DISCONNECT, mwin_cmd_peer_disconnect,

@@ -7,8 +7,11 @@
  *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
  *   tenant  a named remote principal: who may connect, from where, how
  *           often, and with what key (tenant.c; admission in admit.c)
- *   window  a range of a region granted to one peer through a
- *           fast-registration MR allocated from that peer's PD
+ *   tenant PD  a tenant's PD on one device, shared by its connections
+ *           there and by the MRs of the windows granted to it (tenant.c)
+ *   window  a range of a region granted to one peer, or to a tenant,
+ *           through a fast-registration MR allocated from the peer's PD
+ *           (a tenant's peer's PD is its tenant PD)
  *
  *   Each is a struct mwin_obj (object.c): id, reference count, owner.
  *
@@ -20,7 +23,10 @@
  *   - a MWIN_CREATE_FD_OWNED object holds its open file (struct
  *     mwin_file), whose list of such objects holds none;
  *   - a peer holds its tenant; a tenant's peer list holds none (a peer
- *     leaves it in its teardown).
+ *     leaves it in its teardown);
+ *   - a tenant PD holds its tenant and device; a peer holds its tenant PD,
+ *     and so does a window while it has an MR in it;
+ *   - a window granted to a tenant holds the tenant.
  *
  * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
@@ -30,6 +36,7 @@
  *   mwin_devs_lock                 device list; a device's dying flag;
  *                                  setting up a peer; creating and
  *                                  removing a region's DMA map
+ *   tenant->pd_lock                its tenant PDs and their peer lists
  *   region->lock                   window tree, DMA maps
  *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
@@ -344,6 +351,26 @@ struct mwin_region {
 };
 
 /**
+ * struct mwin_tenant_pd - a tenant's protection domain on one device
+ * @kref: see "References" above
+ * @tenant: its tenant
+ * @dev: its device
+ * @pd: the PD of the tenant's connections on @dev and of the MRs of its
+ *	windows there: an rkey registered in it works through each of them
+ * @node: in @tenant->pds while new connections may join it: until it has
+ *	no connection that is not being torn down
+ * @peers: its peers, under @tenant->pd_lock, until their teardown
+ */
+struct mwin_tenant_pd {
+	struct kref kref;
+	struct mwin_tenant *tenant;
+	struct mwin_dev *dev;
+	struct ib_pd *pd;
+	struct list_head node;
+	struct list_head peers;
+};
+
+/**
  * struct mwin_tenant - a named remote principal (tenant.c)
  * @obj: its id; owned by @obj.owner.uid, INVALID_UID for none
  * @node: in the tenant list, under mwin_tenants_lock, from create to
@@ -356,12 +383,20 @@ struct mwin_region {
  * @allow: prefixes its peers may connect from
  * @nr_allow: entries of @allow in use; 0: any address
  * @max_conns: connections at once
- * @max_windows: windows bound to its peers at once; 0: no limit
+ * @max_windows: windows bound to it or its peers at once; 0: no limit
  * @peers: its peers, until their teardown
  * @nr_conns: connections admitted and not yet gone
  * @nr_windows: windows bound to its peers now
  * @connects: connections admitted, ever
  * @rejects: refused connection attempts that named it, by reason
+ * @grants: binds of windows granted to it or to its peers
+ * @revokes: rkeys of those windows that died
+ * @remote_invalidations: rkeys its peers handed back
+ * @access_errors: its connections that ended on a failed request
+ * @bytes_granted: bytes of the windows bound to it or its peers
+ * @max_bytes: the most @bytes_granted may be; 0: no limit
+ * @pd_lock: @pds and their peer lists; a mutex: PDs are made under it
+ * @pds: its PDs that connections may join, one per device at most
  */
 struct mwin_tenant {
 	struct mwin_obj obj;
@@ -380,6 +415,14 @@ struct mwin_tenant {
 	u32 nr_windows;
 	u64 connects;
 	u64 rejects[MWIN_REJECT_SLOTS];
+	u64 grants;
+	u64 revokes;
+	u64 remote_invalidations;
+	u64 access_errors;
+	u64 bytes_granted;
+	u64 max_bytes;
+	struct mutex pd_lock;		/* @pds, and each one's @peers */
+	struct list_head pds;
 };
 
 struct mwin_peer {
@@ -388,6 +431,13 @@ struct mwin_peer {
 	/* NULL for an anonymous peer (wire version 2) */
 	struct mwin_tenant *tenant;
 	struct list_head tenant_node;
+	/* a tenant's peer's PD is its tenant's on its device, shared */
+	struct mwin_tenant_pd *tpd;
+	struct list_head tpd_node;
+	/* the remote access rights its QP grants once it is authentic */
+	int qp_access;
+	/* tells a proved peer of its tenant's windows (tenant_regrant()) */
+	struct work_struct regrant_work;
 	/* what the peer's proof must be: computed at accept, see admit.c */
 	u8 proof[MWIN_WIRE_PROOF_LEN];
 	struct delayed_work auth_work;
@@ -488,11 +538,22 @@ struct mwin_window {
 	u32 access;
 	enum mwin_window_state state;
 
+	/* the peer it is bound to; for a tenant's window, the one carrying it */
 	struct mwin_peer *peer;
 	struct list_head peer_node;
+	/* granted to a tenant, referenced; NULL: granted to @peer alone */
+	struct mwin_tenant *tenant;
 
 	/* fast-registration MR on peer->pd; NULL when unbound */
 	struct ib_mr *mr;
+	/* the tenant PD @mr is in, referenced; NULL: a peer's own PD */
+	struct mwin_tenant_pd *mr_tpd;
+	/* an operation on @mr failed and it stays until its peer is drained */
+	bool mr_failed;
+	/* its tenant's last connection on its device went while it was bound */
+	bool waiting;
+	/* bytes counted in its peer's tenant's bytes_granted */
+	u64 charged;
 	u32 mr_pages;
 	u32 rkey;
 	/* what the MR's page list maps, to skip mapping an unchanged range */
@@ -596,6 +657,13 @@ int window_pick_key(struct mwin_window *w);
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
+void window_regrant(struct mwin_window *w, struct mwin_peer *p);
+void window_forget_tenant(struct mwin_tenant *t);
+void window_bound(struct mwin_window *w, u32 access, bool inv);
+void window_invalidated(struct mwin_window *w);
+void window_tell_grant(struct mwin_window *w, const u32 *replaced);
+void window_tell_revoke(struct mwin_window *w, u32 rkey,
+			enum mwin_wire_reason why, struct mwin_peer *not);
 int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns);
 
 /* verbs.c */
@@ -627,6 +695,24 @@ void tenant_put(struct mwin_tenant *t);
 bool tenant_may_grant(const struct mwin_tenant *t, const struct mwin_caller *c);
 void tenant_add_peer(struct mwin_tenant *t, struct mwin_peer *p);
 void tenant_del_peer(struct mwin_tenant *t, struct mwin_peer *p);
+struct mwin_tenant *tenant_lookup(u32 id, const struct mwin_caller *c);
+bool tenant_alive(const struct mwin_tenant *t);
+void tenant_count(struct mwin_tenant *t, u64 *counter, s64 n);
+int tenant_pd_join(struct mwin_peer *p);
+void tenant_pd_leave(struct mwin_peer *p);
+void tenant_pd_get(struct mwin_tenant_pd *tpd);
+void tenant_pd_put(struct mwin_tenant_pd *tpd);
+void tenant_pd_cut_off(struct mwin_tenant_pd *tpd);
+struct mwin_peer *tenant_pd_carrier(struct mwin_tenant_pd *tpd,
+				    struct mwin_peer *not);
+struct mwin_peer *tenant_carrier(struct mwin_tenant *t);
+void tenant_pd_tell_grant(struct mwin_tenant_pd *tpd, struct mwin_window *w,
+			  const u32 *replaced);
+void tenant_pd_tell_revoke(struct mwin_tenant_pd *tpd, struct mwin_window *w,
+			   u32 rkey, enum mwin_wire_reason why,
+			   struct mwin_peer *not);
+void tenant_regrant(struct mwin_peer *p);
+void tenant_regrant_elsewhere(struct mwin_tenant *t);
 
 /* admit.c */
 
@@ -681,6 +767,8 @@ void peer_kill(struct mwin_peer *p, enum mwin_peer_down why);
 void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why);
 int peer_wait_torn_down(struct mwin_peer *p);
 void peer_cut_off(struct mwin_peer *p);
+void peer_cut_off_qp(struct mwin_peer *p);
+void peer_queue_regrant(struct mwin_peer *p);
 void peer_kick(struct mwin_peer *p);
 int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
 		 bool killable);

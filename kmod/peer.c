@@ -116,16 +116,26 @@ int peer_wait_torn_down(struct mwin_peer *p)
 }
 
 /**
- * peer_cut_off() - stop every remote access through a peer, now
+ * peer_cut_off() - stop every remote access through a peer's PD, now
  * @p: peer; the caller keeps its QP alive (a window attached to @p and
  *	locked or batched by the caller)
  *
  * Moves the QP to ERR before returning: the device takes no more requests
  * from the peer, so every rkey granted to it is dead however long its
  * pending work requests take, and those are flushed. Then the peer is torn
- * down.
+ * down. A tenant's peer shares its PD, and so its rkeys, with the
+ * tenant's other connections on the device: all of them are cut off.
  */
 void peer_cut_off(struct mwin_peer *p)
+{
+	if (p->tpd)
+		tenant_pd_cut_off(p->tpd);
+	else
+		peer_cut_off_qp(p);
+}
+
+/* peer_cut_off() of @p's QP alone. */
+void peer_cut_off_qp(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int ret;
@@ -500,11 +510,45 @@ static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
 	return ib_post_recv(p->qp, &wr, NULL);
 }
 
-/* The peer is up: say so, and start its keepalive. Under @p->lock. */
+/* Send a proved peer of a tenant its tenant's grants, from a work item. */
+static void peer_regrant(struct work_struct *work)
+{
+	struct mwin_peer *p = container_of(work, struct mwin_peer,
+					   regrant_work);
+
+	tenant_regrant(p);
+	peer_put(p);
+}
+
+void peer_queue_regrant(struct mwin_peer *p)
+{
+	mwin_obj_get(&p->obj);
+	if (!queue_work(mwin_wq, &p->regrant_work))
+		peer_put(p);	/* queued already: never the last reference */
+}
+
+/*
+ * The peer is up: say so, start its keepalive and, for a tenant's peer,
+ * tell it of its tenant's windows. Under @p->lock.
+ */
 static void peer_up(struct mwin_peer *p)
 {
 	p->state = MWIN_PEER_CONNECTED;
 	peer_keepalive_arm(p);
+	if (p->tenant)
+		peer_queue_regrant(p);
+}
+
+/*
+ * The QP of a peer that owes a proof grants no remote access (see
+ * peer_qp_to()): it is in its tenant's PD, with its tenant's MRs. Once
+ * proved, it grants what the CM negotiated.
+ */
+static int peer_grant_access(struct mwin_peer *p)
+{
+	struct ib_qp_attr attr = { .qp_access_flags = p->qp_access };
+
+	return ib_modify_qp(p->qp, &attr, IB_QP_ACCESS_FLAGS);
 }
 
 /*
@@ -522,6 +566,8 @@ static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
 
 	BUILD_BUG_ON(sizeof(struct mwin_wire_proof) !=
 		     sizeof(struct mwin_wire_msg));
+	if (test_bit(MWIN_PEER_KILLED, &p->flags))
+		return;		/* a hostile hand-back came with it */
 	ib_dma_sync_single_for_cpu(ibdev, dma, sizeof(struct mwin_wire_msg),
 				   DMA_FROM_DEVICE);
 	ok = len == sizeof(struct mwin_wire_proof) &&
@@ -531,6 +577,10 @@ static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
 	if (!ok) {
 		admit_count(p->tenant, MWIN_REJECT_BAD_PROOF);
 		peer_kill(p, MWIN_DOWN_BAD_PROOF);
+		return;
+	}
+	if (peer_grant_access(p)) {
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
 	spin_lock(&p->lock);
@@ -573,12 +623,13 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&p->msgs_received);
-	if (!test_bit(MWIN_PEER_AUTHENTIC, &p->flags)) {
-		peer_check_proof(p, r, wc->byte_len);
-	} else if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+	/* done by the device whoever sent it: hostile before the proof */
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		mwin_test_delay(MWIN_TEST_REMOTE_INV);
 		window_remote_invalidate(p, wc->ex.invalidate_rkey);
 	}
+	if (!test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
+		peer_check_proof(p, r, wc->byte_len);
 	if (peer_post_recv(p, r))
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 }
@@ -628,16 +679,82 @@ static int peer_alloc_bufs(struct mwin_peer *p)
 	return 0;
 }
 
+/* An anonymous peer's own PD; a tenant's peer's is its tenant's. */
+static int peer_get_pd(struct mwin_peer *p)
+{
+	struct ib_pd *pd;
+
+	if (p->tenant)
+		return tenant_pd_join(p);
+	pd = ib_alloc_pd(p->dev->ibdev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	p->pd = pd;
+	return 0;
+}
+
+static void peer_put_pd(struct mwin_peer *p)
+{
+	if (p->tpd)
+		tenant_pd_leave(p);
+	else if (p->pd)
+		ib_dealloc_pd(p->pd);
+}
+
+/*
+ * The QP is the module's, not the CM's (no rdma_create_qp()), so that it
+ * can be moved to RTS with the remote access rights the module chooses:
+ * none for a peer that owes a proof. Moved as rdma_accept() would.
+ */
+static int peer_qp_to(struct mwin_peer *p, enum ib_qp_state state,
+		      const struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(p->cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_INIT && mask & IB_QP_ACCESS_FLAGS) {
+		p->qp_access = attr.qp_access_flags;
+		if (test_bit(MWIN_PEER_NEEDS_PROOF, &p->flags))
+			attr.qp_access_flags = 0;
+	}
+	if (state == IB_QPS_RTR)
+		attr.max_dest_rd_atomic = param->responder_resources;
+	if (state == IB_QPS_RTS)
+		attr.max_rd_atomic = param->initiator_depth;
+	return ib_modify_qp(p->qp, &attr, mask);
+}
+
+/* Receives posted, ready to send before the REP tells the peer the QP. */
+static int peer_qp_ready(struct mwin_peer *p,
+			 const struct rdma_conn_param *param)
+{
+	unsigned int i;
+	int ret;
+
+	ret = peer_qp_to(p, IB_QPS_INIT, param);
+	for (i = 0; !ret && i < MWIN_WIRE_RECV_DEPTH; i++) {
+		p->recvs[i].peer = p;
+		p->recvs[i].index = i;
+		p->recvs[i].cqe.done = peer_recv_done;
+		ret = peer_post_recv(p, &p->recvs[i]);
+	}
+	return ret ?: peer_qp_to(p, IB_QPS_RTR, param) ?:
+	       peer_qp_to(p, IB_QPS_RTS, param);
+}
+
 static int peer_create_qp(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
 	struct ib_qp_init_attr attr = {};
-	unsigned int i;
+	struct ib_qp *qp;
 	int ret;
 
-	p->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(p->pd))
-		return PTR_ERR(p->pd);
+	ret = peer_get_pd(p);
+	if (ret)
+		return ret;
 	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH, 0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(p->send_cq))
 		return PTR_ERR(p->send_cq);
@@ -654,38 +771,25 @@ static int peer_create_qp(struct mwin_peer *p)
 	attr.cap.max_recv_wr = MWIN_RQ_DEPTH;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	ret = rdma_create_qp(p->cm_id, p->pd, &attr);
-	if (ret)
-		return ret;
-	p->qp = p->cm_id->qp;
-	p->qpn = p->qp->qp_num;
-
-	ret = peer_alloc_bufs(p);
-	if (ret)
-		return ret;
-	for (i = 0; i < MWIN_WIRE_RECV_DEPTH; i++) {
-		p->recvs[i].peer = p;
-		p->recvs[i].index = i;
-		p->recvs[i].cqe.done = peer_recv_done;
-		ret = peer_post_recv(p, &p->recvs[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	qp = ib_create_qp(p->pd, &attr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	p->qp = qp;
+	p->qpn = qp->qp_num;
+	return peer_alloc_bufs(p);
 }
 
 /* Everything peer_create_qp() made; the QP is drained or never used. */
 static void peer_destroy_qp(struct mwin_peer *p)
 {
 	if (p->qp)
-		rdma_destroy_qp(p->cm_id);
+		ib_destroy_qp(p->qp);
 	peer_free_bufs(p);
 	if (!IS_ERR_OR_NULL(p->recv_cq))
 		ib_free_cq(p->recv_cq);
 	if (!IS_ERR_OR_NULL(p->send_cq))
 		ib_free_cq(p->send_cq);
-	if (!IS_ERR_OR_NULL(p->pd))
-		ib_dealloc_pd(p->pd);
+	peer_put_pd(p);
 }
 
 static void peer_unbind_windows(struct mwin_peer *p)
@@ -735,6 +839,11 @@ static void peer_teardown(struct work_struct *work)
 	ib_drain_qp(p->qp);
 	set_bit(MWIN_PEER_DRAINED, &p->flags);
 	peer_unbind_windows(p);
+	if (p->tenant) {
+		if (p->down_reason == MWIN_DOWN_QP_ERROR)
+			tenant_count(p->tenant, &p->tenant->access_errors, 1);
+		tenant_regrant_elsewhere(p->tenant);
+	}
 
 	mwin_obj_unpublish(&p->obj);
 	spin_lock(&dev->lock);
@@ -776,6 +885,8 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&p->dev_node);
 	INIT_LIST_HEAD(&p->tenant_node);
 	INIT_WORK(&p->teardown_work, peer_teardown);
+	INIT_WORK(&p->regrant_work, peer_regrant);
+	INIT_LIST_HEAD(&p->tpd_node);
 	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
 	INIT_DELAYED_WORK(&p->auth_work, peer_auth_timeout);
 	p->send_cqe.done = peer_send_done;
@@ -818,8 +929,10 @@ static int peer_accept_conn(struct mwin_peer *p,
 
 	if (len < 0)
 		return len;
+	param.qp_num = p->qpn;
 	return rdma_set_ack_timeout(p->cm_id, MWIN_ACK_TIMEOUT) ?:
 	       rdma_set_min_rnr_timer(p->cm_id, MWIN_MIN_RNR_TIMER) ?:
+	       peer_qp_ready(p, &param) ?:
 	       rdma_accept(p->cm_id, &param);
 }
 

@@ -192,6 +192,8 @@ static int tenant_apply(struct mwin_tenant *t,
 		t->max_conns = ti->max_conns ?: READ_ONCE(mwin_max_peers);
 	if (what & MWIN_TENANT_SET_MAX_WINDOWS)
 		t->max_windows = ti->max_windows;
+	if (what & MWIN_TENANT_SET_MAX_BYTES)
+		t->max_bytes = ti->max_bytes;
 	if (what & MWIN_TENANT_SET_OWNER)
 		WRITE_ONCE(t->obj.owner.uid, owner);
 	spin_unlock(&t->lock);
@@ -202,7 +204,7 @@ static int tenant_apply(struct mwin_tenant *t,
 #define MWIN_TENANT_SET_ALL \
 	(MWIN_TENANT_SET_KEY | MWIN_TENANT_SET_ALLOW | \
 	 MWIN_TENANT_SET_MAX_CONNS | MWIN_TENANT_SET_MAX_WINDOWS | \
-	 MWIN_TENANT_SET_OWNER)
+	 MWIN_TENANT_SET_OWNER | MWIN_TENANT_SET_MAX_BYTES)
 
 /* Reserve @t's name and id; visible once the call's result is out. */
 static int tenant_add(struct mwin_tenant *t)
@@ -244,6 +246,8 @@ int tenant_create(struct mwin_ucmd *ucmd)
 	spin_lock_init(&t->lock);
 	INIT_LIST_HEAD(&t->peers);
 	INIT_LIST_HEAD(&t->node);
+	mutex_init(&t->pd_lock);
+	INIT_LIST_HEAD(&t->pds);
 	memcpy(t->name, ti->name, sizeof(t->name));
 	ret = tenant_apply(t, ti, MWIN_TENANT_SET_ALL);
 	if (!ret)
@@ -263,7 +267,7 @@ static void tenant_finalize(struct mwin_obj *o)
 	struct mwin_tenant *t = to_tenant(o);
 
 	mutex_lock(&mwin_tenants_lock);
-	t->live = true;
+	WRITE_ONCE(t->live, true);
 	mutex_unlock(&mwin_tenants_lock);
 	mwin_obj_publish(o);
 }
@@ -276,7 +280,7 @@ static bool tenant_unlist(struct mwin_tenant *t)
 	mutex_lock(&mwin_tenants_lock);
 	listed = !list_empty(&t->node);
 	list_del_init(&t->node);
-	t->live = false;
+	WRITE_ONCE(t->live, false);
 	mutex_unlock(&mwin_tenants_lock);
 	return listed;
 }
@@ -308,6 +312,7 @@ static bool tenant_kill(struct mwin_tenant *t)
 	list_for_each_entry(p, &t->peers, tenant_node)
 		peer_kill(p, MWIN_DOWN_TENANT);
 	spin_unlock(&t->lock);
+	window_forget_tenant(t);
 	tenant_put(t);		/* the id's reference */
 	return true;
 }
@@ -372,6 +377,12 @@ static void tenant_fill(const struct mwin_tenant *t,
 	ti->nr_windows = t->nr_windows;
 	ti->connects = t->connects;
 	memcpy(ti->rejects, t->rejects, sizeof(ti->rejects));
+	ti->grants = t->grants;
+	ti->revokes = t->revokes;
+	ti->remote_invalidations = t->remote_invalidations;
+	ti->access_errors = t->access_errors;
+	ti->bytes_granted = t->bytes_granted;
+	ti->max_bytes = t->max_bytes;
 }
 
 int tenant_get(struct mwin_ucmd *ucmd)
@@ -390,6 +401,43 @@ int tenant_get(struct mwin_ucmd *ucmd)
 	spin_unlock(&t->lock);
 	tenant_put(t);
 	return 0;
+}
+
+/* Made, and not destroyed: windows may be granted to it. */
+bool tenant_alive(const struct mwin_tenant *t)
+{
+	return READ_ONCE(t->live);
+}
+
+/**
+ * tenant_lookup() - a tenant to grant windows to, referenced
+ * @id: its id
+ * @c: the caller, who sees only the tenants it owns, or all with
+ *	CAP_SYS_ADMIN: those it may grant to
+ *
+ * Return: the tenant, or NULL when there is none the caller may see, or
+ * it is being made or destroyed.
+ */
+struct mwin_tenant *tenant_lookup(u32 id, const struct mwin_caller *c)
+{
+	struct mwin_tenant *t;
+
+	t = to_tenant(mwin_obj_find(&mwin_tenant_type, &id, false, c));
+	if (t && !tenant_alive(t)) {
+		tenant_put(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Add @n to one of @t's counters; @t may be NULL (anonymous). */
+void tenant_count(struct mwin_tenant *t, u64 *counter, s64 n)
+{
+	if (!t)
+		return;
+	spin_lock(&t->lock);
+	*counter += n;
+	spin_unlock(&t->lock);
 }
 
 /**

@@ -87,6 +87,10 @@ int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages)
 	w->mr = mr;
 	w->mr_pages = pages;
 	w->mr_mapped = false;
+	/* the PD lives as long as the MR: p may go first (tenant_pd.c) */
+	w->mr_tpd = p->tpd;
+	if (p->tpd)
+		tenant_pd_get(p->tpd);
 	bitmap_zero(w->keys_used, MWIN_KEYS);
 	return 0;
 }
@@ -103,6 +107,10 @@ void verbs_free_mr(struct mwin_window *w)
 				   w->obj.id);
 	w->mr = NULL;
 	w->mr_pages = 0;
+	w->mr_failed = false;
+	if (w->mr_tpd)
+		tenant_pd_put(w->mr_tpd);
+	w->mr_tpd = NULL;
 }
 
 /* Does @w's MR map the window's range in pages of 2^@shift already? */

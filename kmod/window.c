@@ -86,6 +86,8 @@ static void window_release(struct mwin_obj *o)
 	struct mwin_window *w = to_window(o);
 
 	WARN_ON(w->mr || w->peer);
+	if (w->tenant)
+		tenant_put(w->tenant);
 	kvfree(w->sgl);
 	region_put(w->region);
 	atomic_dec(&mwin_nr_windows);
@@ -161,40 +163,75 @@ int window_pick_key(struct mwin_window *w)
 	return key;
 }
 
-/* Count @w against its tenant's max_windows. Under @p->lock. */
-static int window_charge_tenant(struct mwin_tenant *t)
+/* Count @w against @t's max_windows and max_bytes. Under @p->lock. */
+static int window_charge_tenant(struct mwin_window *w, struct mwin_tenant *t)
 {
 	int ret = 0;
 
 	if (!t)
 		return 0;
 	spin_lock(&t->lock);
-	if (t->max_windows && t->nr_windows >= t->max_windows)
+	if ((t->max_windows && t->nr_windows >= t->max_windows) ||
+	    (t->max_bytes &&
+	     t->bytes_granted + window_length(w) > t->max_bytes)) {
 		ret = -EDQUOT;
-	else
+	} else {
 		t->nr_windows++;
+		w->charged = window_length(w);
+		t->bytes_granted += w->charged;
+	}
 	spin_unlock(&t->lock);
 	return ret;
 }
 
-static void window_uncharge_tenant(struct mwin_tenant *t)
+static void window_uncharge_tenant(struct mwin_window *w,
+				   struct mwin_tenant *t)
 {
 	if (!t)
 		return;
 	spin_lock(&t->lock);
 	t->nr_windows--;
+	t->bytes_granted -= w->charged;
 	spin_unlock(&t->lock);
+	w->charged = 0;
 }
 
-static int window_attach(struct mwin_window *w, struct mwin_peer *p)
+/* A bound rkey of @w is dead: count it for its peer's tenant. */
+static void window_count_revoke(struct mwin_window *w)
+{
+	struct mwin_tenant *t = w->peer->tenant;
+
+	if (t)
+		tenant_count(t, &t->revokes, 1);
+}
+
+/* Grant @w to @t (NULL: to its peer alone). */
+static void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
+{
+	if (w->tenant == t)
+		return;
+	if (t)
+		mwin_obj_get(&t->obj);
+	if (w->tenant)
+		tenant_put(w->tenant);
+	w->tenant = t;
+	w->waiting = false;
+}
+
+/*
+ * @w, without a peer, is carried by @p from now on: charged to @p's
+ * tenant when @charge (a new bind), not when it moves within its tenant.
+ */
+static int window_attach(struct mwin_window *w, struct mwin_peer *p,
+			 bool charge)
 {
 	int ret = 0;
 
 	spin_lock(&p->lock);
 	if (!peer_takes_grants(p))
 		ret = -ENOTCONN;
-	else
-		ret = window_charge_tenant(p->tenant);
+	else if (charge)
+		ret = window_charge_tenant(w, p->tenant);
 	if (!ret) {
 		mwin_obj_get(&p->obj);
 		mwin_obj_get(&w->obj);
@@ -237,7 +274,12 @@ static void window_detach(struct mwin_window *w)
 		listed = true;
 	}
 	spin_unlock(&p->lock);
-	window_uncharge_tenant(p->tenant);
+	window_uncharge_tenant(w, p->tenant);
+	if (w->state == MWIN_WINDOW_BOUND) {
+		/* the rkey died with the MR: its tenant's last connection went */
+		window_count_revoke(w);
+		w->waiting = w->tenant && !w->dead;
+	}
 	w->peer = NULL;
 	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
@@ -253,10 +295,25 @@ static void window_detach(struct mwin_window *w)
  */
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 {
+	struct mwin_peer *q = NULL;
+
 	window_lock(w);
-	if (w->peer == p)
-		window_detach(w);
+	if (w->peer == p) {
+		/*
+		 * A tenant's window goes on through another of its connections
+		 * in the same PD, with the same MR and rkey: the MR was never
+		 * the dead connection's.
+		 */
+		if (w->tenant && !w->mr_failed)
+			q = tenant_pd_carrier(p->tpd, p);
+		if (!q || window_attach(w, q, false))
+			window_detach(w);
+		else
+			peer_put(p);	/* was w->peer's */
+	}
 	mutex_unlock(&w->lock);
+	if (q)
+		peer_put(q);
 }
 
 /**
@@ -271,17 +328,85 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
  * then. When even the chain's flush did not come (-ETIMEDOUT) the window
  * is BROKEN until then.
  *
+ * An MR in a tenant PD can be reached through the tenant's other QPs as
+ * well. When the device completed the chain in error (-ENOTCONN, -EIO) it
+ * is done with it, and the MR is deregistered at once, which kills the
+ * rkey for all of them; the others are told (reason MWIN_REVOKE_ERROR) and
+ * stay. Otherwise (cut off) verbs.c moved every QP of the PD to ERR.
+ *
  * Return: @ret.
  */
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
+	u32 rkey = w->rkey;
+
 	if (was_bound && w->granted)
 		mwin_event(MWIN_EVENT_REVOKE, &w->obj, w->obj.id,
-			   w->peer->obj.id, w->rkey, MWIN_REVOKE_ERROR);
+			   w->peer->obj.id, rkey, MWIN_REVOKE_ERROR);
+	if (was_bound)
+		window_count_revoke(w);
 	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
+	if (w->mr_tpd && (ret == -ENOTCONN || ret == -EIO)) {
+		if (was_bound && w->tenant)
+			window_tell_revoke(w, rkey, MWIN_REVOKE_ERROR, w->peer);
+		window_detach(w);
+		return ret;
+	}
+	w->mr_failed = true;
 	return ret;
+}
+
+/* @w's LOCAL_INV completed: its rkey is dead. */
+void window_invalidated(struct mwin_window *w)
+{
+	w->state = MWIN_WINDOW_INVALIDATED;
+	w->invalidations++;
+	window_count_revoke(w);
+}
+
+/* @w's REG_MR completed, after a LOCAL_INV of its live rkey with @inv. */
+void window_bound(struct mwin_window *w, u32 access, bool inv)
+{
+	struct mwin_tenant *t = w->peer->tenant;
+
+	w->rkey = w->mr->rkey;
+	w->access = access;
+	w->state = MWIN_WINDOW_BOUND;
+	w->waiting = false;
+	w->binds++;
+	if (t)
+		tenant_count(t, &t->grants, 1);
+	if (inv) {
+		w->invalidations++;
+		window_count_revoke(w);
+	}
+}
+
+/**
+ * window_tell_grant() - send @w's grant to those it is granted to
+ * @w: a bound window
+ * @replaced: see peer_send_grant()
+ *
+ * Its peer, or each proved connection of its tenant in its tenant PD.
+ */
+void window_tell_grant(struct mwin_window *w, const u32 *replaced)
+{
+	if (w->tenant)
+		tenant_pd_tell_grant(w->peer->tpd, w, replaced);
+	else
+		peer_send_grant(w->peer, w, replaced);
+}
+
+/* The same for a revoke of @rkey; @not: one that knows already, or NULL */
+void window_tell_revoke(struct mwin_window *w, u32 rkey,
+			enum mwin_wire_reason why, struct mwin_peer *not)
+{
+	if (w->tenant)
+		tenant_pd_tell_revoke(w->peer->tpd, w, rkey, why, not);
+	else if (w->peer != not)
+		peer_send_revoke(w->peer, w, rkey, why);
 }
 
 /* Revoke the rkey of a bound window; the window keeps its MR. */
@@ -294,9 +419,8 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
 	ret = verbs_invalidate(w);
 	if (ret)
 		return window_op_failed(w, ret, true);
-	w->state = MWIN_WINDOW_INVALIDATED;
-	w->invalidations++;
-	peer_send_revoke(w->peer, w, w->rkey, why);
+	window_invalidated(w);
+	window_tell_revoke(w, w->rkey, why, NULL);
 	return 0;
 }
 
@@ -334,16 +458,20 @@ static int window_wait_old_peer(struct mwin_window *w)
 }
 
 /*
- * Bind @w, whose range is set, to @p with @access. A bound window is
- * invalidated first (new MR), and its peer told at once, or in the same
- * post (same MR, same peer): then *@replaced says so and *@old_rkey is the
- * rkey to revoke with the grant. The grant is the caller's to send.
+ * Bind @w, whose range is set, to @p with @access, granted to @p alone or
+ * to @t, @p's tenant. A bound window is invalidated first (new MR), and
+ * its grantees told at once, or in the same post (same MR, same
+ * grantees): then *@replaced says so and *@old_rkey is the rkey to revoke
+ * with the grant. The grant is the caller's to send. A window that fails
+ * to bind to a new grantee is granted to nobody.
  */
-static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
-		       bool *replaced, u32 *old_rkey)
+static int window_bind(struct mwin_window *w, struct mwin_peer *p,
+		       struct mwin_tenant *t, u32 access, bool *replaced,
+		       u32 *old_rkey)
 {
 	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
 	bool inv = w->state == MWIN_WINDOW_BOUND;
+	bool regrant = w->tenant && w->tenant == t;
 	u32 shift, pages;
 	int key, ret;
 
@@ -360,14 +488,15 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 	if (pages > mwin_dev_max_pages(p->dev, shift))
 		return -E2BIG;	/* the DMA map is less aligned than hoped */
 
-	key = w->peer == p && w->mr && pages <= w->mr_pages &&
+	key = w->peer == p && w->tenant == t && w->mr &&
+	      pages <= w->mr_pages &&
 	      (!w->mr_mapped || verbs_mr_mapped(w, shift)) ?
 	      window_pick_key(w) : -ENOSPC;
 	if (key < 0) {
 		/*
-		 * A new MR (another peer's PD, more pages, all keys used, or a
-		 * new range: see verbs_map_mr()): revoke the old key first,
-		 * then drop the old MR.
+		 * A new MR (another PD, other grantees, more pages, all keys
+		 * used, or a new range: see verbs_map_mr()): revoke the old
+		 * key first, then drop the old MR.
 		 */
 		ret = window_revoke(w, MWIN_REVOKE_REBIND);
 		if (ret)
@@ -377,9 +506,10 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 			return -ENOTCONN;
 		window_detach(w);
 		inv = false;
-		ret = window_attach(w, p);
+		window_set_tenant(w, t);
+		ret = window_attach(w, p, true);
 		if (ret)
-			return ret;
+			goto err_tenant;
 		w->map = map;
 		ret = verbs_alloc_mr(w, p, window_mr_pages(p->dev, pages));
 		if (ret)
@@ -398,14 +528,8 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p, u32 access,
 	if (ret)
 		return window_op_failed(w, ret, inv);
 
-	w->rkey = w->mr->rkey;
-	w->access = access;
-	w->state = MWIN_WINDOW_BOUND;
-	w->binds++;
-	if (inv) {
-		w->invalidations++;
-		*replaced = true;
-	}
+	window_bound(w, access, inv);
+	*replaced = inv;
 	return 0;
 
 err_detach:
@@ -413,6 +537,9 @@ err_detach:
 	if (inv && window_revoke(w, MWIN_REVOKE_REBIND))
 		return ret;
 	window_detach(w);
+err_tenant:
+	if (!regrant)
+		window_set_tenant(w, NULL);
 	return ret;
 }
 
@@ -476,7 +603,10 @@ static void window_finalize(struct mwin_obj *o)
 		mwin_obj_publish(o);
 		w->granted = true;
 		if (w->state == MWIN_WINDOW_BOUND)
-			peer_send_grant(w->peer, w, NULL);
+			window_tell_grant(w, NULL);
+		/* destroyed meanwhile, it missed this window: see tenant_kill() */
+		if (w->tenant && !tenant_alive(w->tenant))
+			window_set_tenant(w, NULL);
 	}
 	mutex_unlock(&w->lock);
 	window_put(w);		/* the call's reference */
@@ -497,11 +627,45 @@ static void window_abort(struct mwin_obj *o)
  * published and its grant sent once the caller has the id: see struct
  * mwin_ucmd.
  */
+/*
+ * The grantee a create or rebind names: peer @arg->peer (*@tp NULL), or
+ * tenant @arg->tenant (*@tp), and *@pp the connection of the tenant that
+ * will carry the window. Whatever the result, *@pp and *@tp are NULL or
+ * referenced: see window_put_grantee().
+ */
+static int window_find_grantee(const struct mwin_window_bind *arg,
+			       const struct mwin_caller *c,
+			       struct mwin_peer **pp, struct mwin_tenant **tp)
+{
+	*pp = NULL;
+	*tp = NULL;
+	if (arg->tenant) {
+		*tp = tenant_lookup(arg->tenant, c);
+		if (!*tp)
+			return -ENOENT;
+		*pp = tenant_carrier(*tp);
+		return *pp ? 0 : -ENOTCONN;
+	}
+	*pp = peer_get(arg->peer);
+	if (!*pp)
+		return -ENOENT;
+	return tenant_may_grant((*pp)->tenant, c) ? 0 : -EPERM;
+}
+
+static void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t)
+{
+	if (p)
+		peer_put(p);
+	if (t)
+		tenant_put(t);
+}
+
 int window_create(struct mwin_ucmd *ucmd)
 {
 	struct mwin_window_bind *arg = ucmd->cmd;
 	struct mwin_region *r;
 	struct mwin_window *w;
+	struct mwin_tenant *t;
 	struct mwin_peer *p;
 	bool replaced;
 	u32 old_rkey;
@@ -510,12 +674,7 @@ int window_create(struct mwin_ucmd *ucmd)
 	r = region_get(arg->region, &ucmd->c);
 	if (!r)
 		return -ENOENT;
-	p = peer_get(arg->peer);
-	if (!p) {
-		region_put(r);
-		return -ENOENT;
-	}
-	ret = !tenant_may_grant(p->tenant, &ucmd->c) ? -EPERM :
+	ret = window_find_grantee(arg, &ucmd->c, &p, &t) ?:
 	      !peer_takes_grants(p) ? -ENOTCONN :
 	      window_check_dev(p->dev, r, arg);
 	if (ret)
@@ -541,7 +700,7 @@ int window_create(struct mwin_ucmd *ucmd)
 		mutex_unlock(&w->lock);
 		goto err_id;
 	}
-	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
+	ret = window_bind(w, p, t, arg->access, &replaced, &old_rkey);
 	if (ret) {
 		w->dead = true;
 		window_unbind(w, MWIN_REVOKE_DESTROY);
@@ -554,18 +713,18 @@ int window_create(struct mwin_ucmd *ucmd)
 	ucmd->obj = &w->obj;
 	window_fill_result(w, arg);
 	mutex_unlock(&w->lock);
-	peer_put(p);
+	window_put_grantee(p, t);
 	return 0;
 
 err_id:
 	mwin_obj_unpublish(&w->obj);
 err_free:
 	window_put(w);
-	peer_put(p);
+	window_put_grantee(p, t);
 	return ret;
 err_put:
 	region_put(r);
-	peer_put(p);
+	window_put_grantee(p, t);
 	return ret;
 }
 
@@ -574,6 +733,7 @@ err_put:
  * up again, with the old one back, when the bind fails.
  */
 static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
+				struct mwin_tenant *t,
 				struct mwin_window_bind *arg)
 {
 	u64 last = arg->offset + arg->length - 1;
@@ -587,34 +747,49 @@ static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
 				arg->flags & MWIN_WINDOW_OVERLAP);
 	if (ret)
 		return ret;
-	ret = window_bind(w, p, arg->access, &replaced, &old_rkey);
+	ret = window_bind(w, p, t, arg->access, &replaced, &old_rkey);
 	region_end_move(w->region, &w->range, &w->old_range, ret);
 	if (ret)
 		return ret;
 	window_fill_result(w, arg);
-	peer_send_grant(p, w, replaced ? &old_rkey : NULL);
+	window_tell_grant(w, replaced ? &old_rkey : NULL);
 	return 0;
+}
+
+/*
+ * A rebind that names no grantee keeps the window's: its peer, or its
+ * tenant through the connection that carries it, or any other when its
+ * last one went. Both referenced, as by window_find_grantee().
+ */
+static int window_keep_grantee(struct mwin_window *w, struct mwin_peer **pp,
+			       struct mwin_tenant **tp)
+{
+	*tp = w->tenant;
+	if (*tp)
+		mwin_obj_get(&(*tp)->obj);
+	*pp = w->peer;
+	if (*pp)
+		mwin_obj_get(&(*pp)->obj);
+	else if (*tp)
+		*pp = tenant_carrier(*tp);
+	return *pp ? 0 : -ENOTCONN;
 }
 
 int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c)
 {
-	struct mwin_window *w;
+	bool keep = !arg->peer && !arg->tenant;
+	struct mwin_tenant *t = NULL;
 	struct mwin_peer *p = NULL;
+	struct mwin_window *w;
 	int ret;
 
 	w = window_get(arg->id, c);
 	if (!w)
 		return -ENOENT;
-	if (arg->peer) {
-		p = peer_get(arg->peer);
-		if (!p) {
-			window_put(w);
-			return -ENOENT;
-		}
-		if (!tenant_may_grant(p->tenant, c)) {
-			ret = -EPERM;
+	if (!keep) {
+		ret = window_find_grantee(arg, c, &p, &t);
+		if (ret)
 			goto out_put;
-		}
 	}
 
 relock:
@@ -634,23 +809,24 @@ relock:
 		goto relock;
 	if (ret)
 		goto out_put;
-	if (!p) {
-		p = w->peer;
-		if (!p) {
-			ret = -ENOTCONN;
+	if (keep) {
+		ret = window_keep_grantee(w, &p, &t);
+		if (ret)
 			goto out;
-		}
+	} else if (t && t == w->tenant && w->peer) {
+		/* the same tenant: the same carrier, so the MR may stay */
+		peer_put(p);
+		p = w->peer;
 		mwin_obj_get(&p->obj);
 	}
 	if (!peer_takes_grants(p))
 		ret = -ENOTCONN;
 	else
-		ret = window_rebind_locked(w, p, arg);
+		ret = window_rebind_locked(w, p, t, arg);
 out:
 	mutex_unlock(&w->lock);
 out_put:
-	if (p)
-		peer_put(p);
+	window_put_grantee(p, t);
 	window_put(w);
 	return ret;
 }
@@ -744,6 +920,7 @@ int window_get_info(struct mwin_window_info *info,
 	info->invalidations = w->invalidations;
 	info->remote_invalidations = w->remote_invalidations;
 	info->wflags = w->flags;
+	info->tenant = w->tenant ? w->tenant->obj.id : 0;
 	mutex_unlock(&w->lock);
 	window_put(w);
 	return 0;
@@ -762,6 +939,18 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
 	return w;
 }
 
+/*
+ * Is @w granted to @p: its peer, or a proved connection of its tenant in
+ * the PD of its MR? Under @w->lock.
+ */
+static bool window_granted_to(const struct mwin_window *w,
+			      const struct mwin_peer *p)
+{
+	return w->peer == p ||
+	       (w->tenant && w->mr_tpd && p->tpd == w->mr_tpd &&
+		test_bit(MWIN_PEER_AUTHENTIC, &p->flags));
+}
+
 /**
  * window_remote_invalidate() - a peer sent Send-with-Invalidate of @rkey
  * @p: the sender
@@ -770,35 +959,40 @@ static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
  * rxe performs the invalidation without checking that the MR belongs to the
  * sender's PD. An rkey that is not the sender's own is an attack: the
  * sender is disconnected, and the window it hit is marked invalidated and
- * its owner told. Receives are handled after the fact, so the rkey may have
+ * its grantees told. A tenant's window is the own of each of the tenant's
+ * proved connections in the PD of its MR. Receives are handled after the fact, so the rkey may have
  * been revoked from the sender meanwhile (invalidated, rebound, destroyed):
  * one it was granted and lost is its own, handed back too late.
  */
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
 	struct mwin_window *w = window_find_rkey(p->dev, rkey);
-	struct mwin_peer *owner = NULL;
-	bool hit = false;
+	bool hit = false, own = false;
 	u32 wid = 0;
 
 	if (w) {
 		window_lock(w);
 		wid = w->obj.id;
-		owner = w->peer;
+		own = window_granted_to(w, p);
 		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
 		if (hit) {
 			w->state = MWIN_WINDOW_INVALIDATED;
 			w->remote_invalidations++;
-			peer_note_revoked(owner, rkey);
+			if (own)
+				peer_note_revoked(p, rkey);
+			window_tell_revoke(w, rkey, own ?
+					   MWIN_REVOKE_HANDED_BACK :
+					   MWIN_REVOKE_REMOTE, own ? p : NULL);
 		}
-		if (hit && owner != p)
-			peer_send_revoke(owner, w, rkey, MWIN_REVOKE_REMOTE);
 		mutex_unlock(&w->lock);
 	}
 
-	if (w && owner == p) {
+	if (own) {
 		if (hit) {
 			atomic64_inc(&p->remote_invalidations);
+			if (p->tenant)
+				tenant_count(p->tenant,
+					     &p->tenant->remote_invalidations, 1);
 			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, &w->obj, wid,
 				   p->obj.id, rkey, 0);
 		}
@@ -816,6 +1010,62 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 out:
 	if (w)
 		window_put(w);
+}
+
+/**
+ * window_regrant() - tell a connection that proved its tenant's key of @w
+ * @w: a window, referenced
+ * @p: the connection
+ *
+ * A window of @p's tenant bound in @p's PD is granted to @p too; one that
+ * waits for a connection of its tenant (its last one went while it was
+ * bound) is bound through @p, with a new MR and rkey, and granted to each
+ * proved connection in @p's PD.
+ */
+void window_regrant(struct mwin_window *w, struct mwin_peer *p)
+{
+	bool replaced;
+	u32 old_rkey;
+
+	window_lock(w);
+	if (w->dead || !w->granted || !w->tenant || w->tenant != p->tenant)
+		goto out;
+	if (w->peer) {
+		/* p's teardown may be under way: its PD then matches none */
+		if (w->peer->tpd == READ_ONCE(p->tpd) &&
+		    w->state == MWIN_WINDOW_BOUND)
+			peer_send_grant(p, w, NULL);
+	} else if (w->waiting &&
+		   !window_bind(w, p, w->tenant, w->access, &replaced,
+				&old_rkey)) {
+		window_tell_grant(w, NULL);
+	}
+out:
+	mutex_unlock(&w->lock);
+}
+
+/**
+ * window_forget_tenant() - a tenant is destroyed: its windows are nobody's
+ * @t: the tenant, whose peers are being torn down
+ *
+ * Its windows stay bound until their carriers' teardown unbinds them, and
+ * are not bound again.
+ */
+void window_forget_tenant(struct mwin_tenant *t)
+{
+	struct mwin_obj *o;
+	u32 id = 0;
+
+	while ((o = mwin_obj_find(&mwin_window_type, &id, true,
+				  &mwin_module_caller))) {
+		struct mwin_window *w = to_window(o);
+
+		window_lock(w);
+		if (w->tenant == t)
+			window_set_tenant(w, NULL);
+		mutex_unlock(&w->lock);
+		window_put(w);
+	}
 }
 
 #ifdef MWIN_BENCH
@@ -855,10 +1105,11 @@ int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 	if (MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS) < iterations) {
 		/* all keys spent: window_bind() takes a new MR */
 		bitmap_fill(w->keys_used, MWIN_KEYS);
-		ret = window_bind(w, w->peer, w->access, &replaced, &old_rkey);
+		ret = window_bind(w, w->peer, w->tenant, w->access, &replaced,
+				  &old_rkey);
 		if (ret)
 			goto out;
-		peer_send_grant(w->peer, w, NULL);
+		window_tell_grant(w, NULL);
 	}
 	known = w->rkey;
 	start = ktime_get_ns();
@@ -875,7 +1126,7 @@ int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
 		w->invalidations++;
 	}
 	*ns = ktime_get_ns() - start;
-	peer_send_grant(w->peer, w, &known);
+	window_tell_grant(w, &known);
 out:
 	mutex_unlock(&w->lock);
 	window_put(w);

@@ -14,15 +14,6 @@
 
 #define USER_A	60011
 
-/* A tenant @name with no key, any address, the default limits. */
-static struct mwin_tenant_info tenant(const char *name)
-{
-	struct mwin_tenant_info t = { .owner = MWIN_NO_OWNER };
-
-	strncpy(t.name, name, sizeof(t.name));
-	return t;
-}
-
 static void set_key(struct mwin_tenant_info *t, uint8_t fill, uint32_t len)
 {
 	memset(t->key, fill, len);
@@ -97,7 +88,7 @@ static size_t snapshot(int fd, struct mwin_tenant_info *out, size_t max)
 
 TEST_F(tenants, create_get_destroy)
 {
-	struct mwin_tenant_info t = tenant("alpha"), g;
+	struct mwin_tenant_info t = test_tenant("alpha"), g;
 	struct mwin_info info;
 
 	t.allow[0] = net4(10, 0, 2, 0, 24);
@@ -134,7 +125,7 @@ TEST_F(tenants, create_get_destroy)
 	self->n = 0;
 
 	/* the name is free again; ids are not reused */
-	t = tenant("alpha");
+	t = test_tenant("alpha");
 	ASSERT_EQ(0, make(self, &t));
 	EXPECT_NE(g.id, t.id);
 }
@@ -142,7 +133,7 @@ TEST_F(tenants, create_get_destroy)
 /* max_conns 0 at create is the module's max_peers. */
 TEST_F(tenants, default_limits)
 {
-	struct mwin_tenant_info t = tenant("defaults"), g;
+	struct mwin_tenant_info t = test_tenant("defaults"), g;
 
 	ASSERT_EQ(0, make(self, &t));
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, t.id, 0, &g));
@@ -162,16 +153,16 @@ TEST_F(tenants, bad_names)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		t = tenant("");
+		t = test_tenant("");
 		memcpy(t.name, bad[i], strnlen(bad[i], sizeof(t.name)));
 		EXPECT_REFUSED(-EINVAL, make(self, &t));
 	}
 	/* garbage after the NUL */
-	t = tenant("ok");
+	t = test_tenant("ok");
 	t.name[5] = 'x';
 	EXPECT_REFUSED(-EINVAL, make(self, &t));
 	/* the longest name fits */
-	t = tenant("a.b_c-d90123456789012.x");
+	t = test_tenant("a.b_c-d90123456789012.x");
 	EXPECT_EQ(0, make(self, &t));
 }
 
@@ -186,13 +177,13 @@ TEST_F(tenants, limit)
 
 	for (n = 0; n < MWIN_TENANT_MAX; n++) {
 		snprintf(name, sizeof(name), "many-%d", n);
-		t = tenant(name);
+		t = test_tenant(name);
 		if (mwin_tenant_create(self->fd, &t))
 			break;
 		ids[n] = t.id;
 	}
 	EXPECT_EQ(MWIN_TENANT_MAX, n);
-	t = tenant("one-too-many");
+	t = test_tenant("one-too-many");
 	EXPECT_REFUSED(-ENOSPC, mwin_tenant_create(self->fd, &t));
 	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
 	EXPECT_EQ(MWIN_TENANT_MAX, info.nr_tenants);
@@ -202,7 +193,8 @@ TEST_F(tenants, limit)
 
 TEST_F(tenants, duplicate_name)
 {
-	struct mwin_tenant_info t = tenant("twice"), u = tenant("twice");
+	struct mwin_tenant_info t = test_tenant("twice");
+	struct mwin_tenant_info u = test_tenant("twice");
 
 	ASSERT_EQ(0, make(self, &t));
 	EXPECT_REFUSED(-EEXIST, make(self, &u));
@@ -212,27 +204,27 @@ TEST_F(tenants, bad_keys_and_limits)
 {
 	struct mwin_tenant_info t;
 
-	t = tenant("k");
+	t = test_tenant("k");
 	set_key(&t, 1, MWIN_TENANT_KEY_MIN - 1);
 	EXPECT_REFUSED(-EINVAL, make(self, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	t.key_len = MWIN_TENANT_KEY_MAX + 1;
 	EXPECT_REFUSED(-EINVAL, make(self, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	t.max_conns = test_param("max_peers") + 1;
 	EXPECT_REFUSED(-EINVAL, make(self, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	t.nr_allow = MWIN_TENANT_ALLOW_MAX + 1;
 	EXPECT_REFUSED(-EINVAL, make(self, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	t.size = sizeof(t);
 	t.flags = 1;
 	EXPECT_REFUSED(-EINVAL, mwin_ioctl(self->fd, MWIN_TENANT_CREATE, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	t.size = sizeof(t);
 	t.id = 5;			/* an id is the module's to give */
 	EXPECT_REFUSED(-EINVAL, mwin_ioctl(self->fd, MWIN_TENANT_CREATE, &t));
-	t = tenant("k");
+	t = test_tenant("k");
 	set_key(&t, 1, MWIN_TENANT_KEY_MIN);
 	t.max_conns = test_param("max_peers");
 	EXPECT_EQ(0, make(self, &t));
@@ -252,12 +244,12 @@ TEST_F(tenants, bad_prefixes)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		t = tenant("nets");
+		t = test_tenant("nets");
 		t.allow[0] = bad[i];
 		t.nr_allow = 1;
 		EXPECT_REFUSED(-EINVAL, make(self, &t));
 	}
-	t = tenant("nets");
+	t = test_tenant("nets");
 	t.allow[0] = net4(0, 0, 0, 0, 0);
 	t.allow[1] = (struct mwin_tenant_net){ .family = 6, .prefix_len = 128,
 					       .addr = { [15] = 1 } };
@@ -267,13 +259,13 @@ TEST_F(tenants, bad_prefixes)
 
 TEST_F(tenants, set)
 {
-	struct mwin_tenant_info t = tenant("settable"), s, g;
+	struct mwin_tenant_info t = test_tenant("settable"), s, g;
 
 	ASSERT_EQ(0, make(self, &t));
 	s = t;
 	s.flags = 0;
 	EXPECT_REFUSED(-EINVAL, mwin_tenant_set(self->fd, &s));
-	s.flags = 1 << 5;		/* unknown */
+	s.flags = 1 << 6;		/* unknown */
 	EXPECT_REFUSED(-EINVAL, mwin_tenant_set(self->fd, &s));
 	s.flags = MWIN_TENANT_SET_KEY;
 	s.key_len = 3;
@@ -285,9 +277,10 @@ TEST_F(tenants, set)
 
 	s = t;
 	s.flags = MWIN_TENANT_SET_KEY | MWIN_TENANT_SET_MAX_CONNS |
-		  MWIN_TENANT_SET_OWNER;
+		  MWIN_TENANT_SET_OWNER | MWIN_TENANT_SET_MAX_BYTES;
 	set_key(&s, 7, 20);
 	s.max_conns = 2;
+	s.max_bytes = 1 << 20;
 	s.owner = USER_A;
 	strcpy(s.name, "ignored");
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &s));
@@ -296,6 +289,7 @@ TEST_F(tenants, set)
 	EXPECT_EQ(20, g.key_len);
 	EXPECT_EQ(2, g.max_conns);
 	EXPECT_EQ(USER_A, g.owner);
+	EXPECT_EQ(1 << 20, g.max_bytes);
 	EXPECT_EQ(0, g.nr_allow);	/* not named: unchanged */
 
 	s.flags = MWIN_TENANT_SET_KEY;
@@ -305,51 +299,23 @@ TEST_F(tenants, set)
 	EXPECT_EQ(0, g.key_len);
 }
 
-/* In a child as @uid without capabilities: 0, or the line that failed. */
-static int as_user(uid_t uid, int (*fn)(int fd, uint32_t id), uint32_t id)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		gid_t gid = uid;
-		int fd;
-
-		if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
-		    setresuid(uid, uid, uid))
-			_exit(100);
-		fd = open(MWIN_DEV_PATH, O_RDWR);
-		_exit(fd < 0 ? 101 : fn(fd, id));
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-#define CHILD_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: as uid %u: failed: %s\n",	\
-			__FILE__, __LINE__, getuid(), #cond);		\
-		return __LINE__ % 100 + 1;				\
-	}								\
-} while (0)
-
 /* A user who owns tenant @id sees it, and only it; it changes nothing. */
 static int owner_calls(int fd, uint32_t id)
 {
-	struct mwin_tenant_info t = tenant("mine"), g;
+	struct mwin_tenant_info t = test_tenant("mine"), g;
 	struct mwin_info info;
 
-	CHILD_CHECK(!mwin_tenant_get(fd, id, 0, &g));
-	CHILD_CHECK(!strcmp(g.name, "owned"));
-	CHILD_CHECK(!mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) && g.id == id);
-	CHILD_CHECK(mwin_tenant_get(fd, id, MWIN_GET_NEXT, &g) == -ENOENT);
-	CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 1);
-	CHILD_CHECK(mwin_tenant_create(fd, &t) == -EPERM);
+	TEST_CHILD_CHECK(!mwin_tenant_get(fd, id, 0, &g));
+	TEST_CHILD_CHECK(!strcmp(g.name, "owned"));
+	TEST_CHILD_CHECK(!mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) &&
+			 g.id == id);
+	TEST_CHILD_CHECK(mwin_tenant_get(fd, id, MWIN_GET_NEXT, &g) == -ENOENT);
+	TEST_CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 1);
+	TEST_CHILD_CHECK(mwin_tenant_create(fd, &t) == -EPERM);
 	g.flags = MWIN_TENANT_SET_MAX_CONNS;
 	g.max_conns = 1;
-	CHILD_CHECK(mwin_tenant_set(fd, &g) == -EPERM);
-	CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
+	TEST_CHILD_CHECK(mwin_tenant_set(fd, &g) == -EPERM);
+	TEST_CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
 	return 0;
 }
 
@@ -359,17 +325,17 @@ static int stranger_calls(int fd, uint32_t id)
 	struct mwin_tenant_info g;
 	struct mwin_info info;
 
-	CHILD_CHECK(mwin_tenant_get(fd, id, 0, &g) == -ENOENT);
-	CHILD_CHECK(mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) == -ENOENT);
-	CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 0);
-	CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
+	TEST_CHILD_CHECK(mwin_tenant_get(fd, id, 0, &g) == -ENOENT);
+	TEST_CHILD_CHECK(mwin_tenant_get(fd, 0, MWIN_GET_NEXT, &g) == -ENOENT);
+	TEST_CHILD_CHECK(!mwin_info(fd, &info, NULL, 0) && info.nr_tenants == 0);
+	TEST_CHILD_CHECK(mwin_tenant_destroy(fd, id) == -EPERM);
 	return 0;
 }
 
 TEST_F(tenants, who_may_call)
 {
-	struct mwin_tenant_info owned = tenant("owned");
-	struct mwin_tenant_info other = tenant("other"), g;
+	struct mwin_tenant_info owned = test_tenant("owned");
+	struct mwin_tenant_info other = test_tenant("other"), g;
 	struct stat st;
 
 	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
@@ -377,8 +343,8 @@ TEST_F(tenants, who_may_call)
 	owned.owner = USER_A;
 	ASSERT_EQ(0, make(self, &owned));
 	ASSERT_EQ(0, make(self, &other));
-	EXPECT_EQ(0, as_user(USER_A, owner_calls, owned.id));
-	EXPECT_EQ(0, as_user(USER_A + 1, stranger_calls, owned.id));
+	EXPECT_EQ(0, test_as_user(USER_A, owner_calls, owned.id));
+	EXPECT_EQ(0, test_as_user(USER_A + 1, stranger_calls, owned.id));
 	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
 	/* nothing changed */
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, owned.id, 0, &g));
@@ -387,52 +353,8 @@ TEST_F(tenants, who_may_call)
 
 /* ---- connections ------------------------------------------------------ */
 
-#define KEY_LEN	32
-
-static const uint8_t key_a[KEY_LEN] = "0123456789abcdef0123456789abcde";
-static const uint8_t key_b[KEY_LEN] = "fedcba9876543210fedcba987654321";
-
-/* A peer of @name with @key (NULL: none) and @o's other options. */
-static struct mwpeer *peer_of(const char *name, const void *key,
-			      struct mwpeer_opts *o, int *err)
-{
-	struct mwpeer_opts d = { .timeout_ms = TEST_TIMEOUT_MS };
-	struct mwpeer *p;
-
-	if (!o)
-		o = &d;
-	o->tenant = name;
-	o->key = key;
-	o->key_len = key ? KEY_LEN : 0;
-	p = mwpeer_create(o);
-	if (!p) {
-		*err = -errno;
-		return NULL;
-	}
-	*err = mwpeer_open(p, test_host(), 0);
-	return p;
-}
-
-/* The module's view of peer @id: its state, or 0 when it is gone. */
-static uint32_t peer_state(int fd, uint32_t id)
-{
-	struct mwin_peer_info pi;
-
-	return mwin_peer_get(fd, id, 0, &pi) ? 0 : pi.state;
-}
-
-/* Wait until the module has peer @id in @state. */
-static int wait_state(int fd, uint32_t id, uint32_t state)
-{
-	int i;
-
-	for (i = 0; i < TEST_TIMEOUT_MS; i++) {
-		if (peer_state(fd, id) == state)
-			return 0;
-		usleep(1000);
-	}
-	return -ETIMEDOUT;
-}
+static const uint8_t key_a[TEST_KEY_LEN] = "0123456789abcdef0123456789abcde";
+static const uint8_t key_b[TEST_KEY_LEN] = "fedcba9876543210fedcba987654321";
 
 static uint64_t rejects(int fd, uint32_t tenant, int why)
 {
@@ -448,12 +370,6 @@ static uint64_t module_rejects(int fd, int why)
 	return mwin_info(fd, &info, NULL, 0) ? ~0ULL : info.rejects[why];
 }
 
-/* The QPs the RDMA core lists (iproute2's rdma tool): none is left behind. */
-static int count_qps(void)
-{
-	return test_sh("exit $(rdma resource show qp 2>/dev/null | wc -l)");
-}
-
 FIXTURE(conns)
 {
 	int fd;
@@ -465,19 +381,19 @@ FIXTURE(conns)
 
 FIXTURE_SETUP(conns)
 {
-	struct mwin_tenant_info t = tenant("acme");
+	struct mwin_tenant_info t = test_tenant("acme");
 
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
 	set_key(&t, 0, 0);
-	memcpy(t.key, key_a, KEY_LEN);
-	t.key_len = KEY_LEN;
+	memcpy(t.key, key_a, TEST_KEY_LEN);
+	t.key_len = TEST_KEY_LEN;
 	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
 	self->tenant = t.id;
 	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0, &self->region,
 					NULL));
 	ASSERT_EQ(0, mwin_info(self->fd, &self->before, NULL, 0));
-	self->qps = count_qps();
+	self->qps = test_count_qps();
 }
 
 FIXTURE_TEARDOWN(conns)
@@ -493,7 +409,7 @@ FIXTURE_TEARDOWN(conns)
 									\
 	ASSERT_EQ(0, mwin_info(self->fd, &_now, NULL, 0));		\
 	EXPECT_EQ(self->before.nr_peers, _now.nr_peers);		\
-	EXPECT_EQ(self->qps, count_qps());				\
+	EXPECT_EQ(self->qps, test_count_qps());				\
 } while (0)
 
 /* The right key: both proofs verify; the peer is granted and reads. */
@@ -505,10 +421,11 @@ TEST_F(conns, right_key_connects)
 	struct mwpeer *p;
 	int err;
 
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
 	EXPECT_EQ(self->tenant, mwpeer_tenant_id(p));
-	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	ASSERT_EQ(0, mwin_peer_get(self->fd, mwpeer_id(p), 0, &pi));
 	EXPECT_EQ(self->tenant, pi.tenant);
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
@@ -532,11 +449,11 @@ TEST_F(conns, peer_refuses_a_module_without_the_key)
 	struct mwpeer *p;
 	int err;
 
-	p = peer_of("acme", key_b, NULL, &err);
+	p = test_peer_of("acme", key_b, NULL, &err);
 	EXPECT_EQ(-EACCES, err);
 	mwpeer_close(p);
 	/* and without any key, the peer learns that it needs one */
-	p = peer_of("acme", NULL, NULL, &err);
+	p = test_peer_of("acme", NULL, NULL, &err);
 	EXPECT_EQ(-ENOKEY, err);
 	mwpeer_close(p);
 }
@@ -559,10 +476,11 @@ TEST_F(conns, bad_proof_is_refused)
 	uint32_t id;
 	int err;
 
-	p = peer_of("acme", key_a, &o, &err);
+	p = test_peer_of("acme", key_a, &o, &err);
 	ASSERT_EQ(0, err);
 	id = mwpeer_id(p);
-	ASSERT_EQ(0, wait_state(self->fd, id, MWIN_PEER_AUTHENTICATING));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, id,
+					  MWIN_PEER_AUTHENTICATING));
 	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
 	EXPECT_EQ(-ENOTCONN, mwin_window_create(self->fd, &b));
 
@@ -584,7 +502,7 @@ TEST_F(conns, missing_proof_times_out)
 	int err;
 
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 500));
-	p = peer_of("acme", key_a, &o, &err);
+	p = test_peer_of("acme", key_a, &o, &err);
 	ASSERT_EQ(0, err);
 	id = mwpeer_id(p);
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
@@ -615,7 +533,7 @@ TEST_F(conns, replayed_handshake_is_refused)
 	struct mwpeer *p;
 	int err;
 
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
 	mwpeer_handshake(p, &first);
 	ASSERT_TRUE(first.proof_sent);
@@ -625,7 +543,7 @@ TEST_F(conns, replayed_handshake_is_refused)
 	memcpy(hello.nonce, first.peer_nonce, sizeof(hello.nonce));
 	o.private_data = &hello;
 	o.private_data_len = sizeof(hello);
-	p = peer_of("acme", key_a, &o, &err);
+	p = test_peer_of("acme", key_a, &o, &err);
 	ASSERT_EQ(0, err);
 	mwpeer_handshake(p, &again);
 	EXPECT_NE(0, memcmp(first.module_nonce, again.module_nonce,
@@ -643,7 +561,7 @@ TEST_F(conns, unknown_tenant_is_refused)
 	struct mwpeer *p;
 	int err;
 
-	p = peer_of("nosuch", key_a, NULL, &err);
+	p = test_peer_of("nosuch", key_a, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_UNKNOWN_TENANT, mwpeer_reject_reason(p));
 	mwpeer_close(p);
@@ -663,7 +581,7 @@ TEST_F(conns, address_outside_allow_is_refused)
 					       .addr = { 0x20, 0x01, 0x0d, 0xb8 } };
 	t.nr_allow = 2;
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_ADDRESS, mwpeer_reject_reason(p));
 	mwpeer_close(p);
@@ -673,7 +591,7 @@ TEST_F(conns, address_outside_allow_is_refused)
 	/* the test host's network: admitted */
 	t.allow[1] = net4(10, 0, 2, 0, 24);
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(0, err);
 	mwpeer_close(p);
 }
@@ -686,20 +604,21 @@ TEST_F(conns, connection_quota)
 	int err;
 
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
-	q = peer_of("acme", key_a, NULL, &err);
+	q = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_QUOTA, mwpeer_reject_reason(q));
 	mwpeer_close(q);
 	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_QUOTA));
 
 	/* the slot comes back when the first goes */
-	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	err = mwpeer_id(p);
 	mwpeer_close(p);
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, err));
-	q = peer_of("acme", key_a, NULL, &err);
+	q = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(0, err);
 	mwpeer_close(q);
 }
@@ -714,9 +633,10 @@ TEST_F(conns, window_quota)
 	int err;
 
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	a = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &a));
 	b = test_bind(self->region, mwpeer_id(p), 8192, 4096,
@@ -730,6 +650,44 @@ TEST_F(conns, window_quota)
 	mwpeer_close(p);
 }
 
+/* max_bytes: the bytes of its bound windows together, to a tenant too. */
+TEST_F(conns, byte_quota)
+{
+	struct mwin_tenant_info t = { .id = self->tenant, .max_bytes = 12288,
+				      .flags = MWIN_TENANT_SET_MAX_BYTES };
+	struct mwin_window_bind a, b, c;
+	struct mwpeer *p;
+	int err;
+
+	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
+	p = test_peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
+	a = test_bind(self->region, mwpeer_id(p), 0, 8192, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &a));
+	b = test_bind(self->region, 0, 16384, 8192, MWIN_ACCESS_READ, 0);
+	b.tenant = self->tenant;
+	EXPECT_REFUSED(-EDQUOT, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(1, t.nr_windows);
+	EXPECT_EQ(8192, t.bytes_granted);
+	/* a rebind that grows it past: refused, the window unbound */
+	c = test_bind(0, 0, 0, 16384, MWIN_ACCESS_READ, 0);
+	c.id = a.id;
+	EXPECT_EQ(-EDQUOT, mwin_window_rebind(self->fd, &c));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(0, t.nr_windows);
+	EXPECT_EQ(0, t.bytes_granted);
+	b.length = 12288;
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(12288, t.bytes_granted);
+	mwin_window_destroy(self->fd, b.id);
+	mwin_window_destroy(self->fd, a.id);
+	mwpeer_close(p);
+}
+
 /* Anonymous peers: refused unless the module admits them, and capped. */
 TEST_F(conns, anonymous_peers)
 {
@@ -737,7 +695,7 @@ TEST_F(conns, anonymous_peers)
 	int err;
 
 	ASSERT_EQ(0, test_set_param("anonymous", 0));
-	p = peer_of(NULL, NULL, NULL, &err);
+	p = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_ANONYMOUS, mwpeer_reject_reason(p));
 	mwpeer_close(p);
@@ -746,12 +704,12 @@ TEST_F(conns, anonymous_peers)
 	/* one anonymous peer at most: it takes no tenant's slot */
 	ASSERT_EQ(0, test_set_param("anonymous", 1));
 	ASSERT_EQ(0, test_set_param("max_anon_peers", 1));
-	p = peer_of(NULL, NULL, NULL, &err);
+	p = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(0, err);
-	q = peer_of(NULL, NULL, NULL, &err);
+	q = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_ANONYMOUS, mwpeer_reject_reason(q));
-	r = peer_of("acme", key_a, NULL, &err);
+	r = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(0, err);
 	mwpeer_close(r);
 	mwpeer_close(q);
@@ -769,7 +727,7 @@ TEST_F(conns, connection_rate)
 	ASSERT_EQ(0, test_set_param("conn_rate", 2));
 	usleep(1100 * 1000);	/* a full bucket */
 	for (i = 0; i < 6; i++) {
-		p = peer_of("acme", key_a, NULL, &err);
+		p = test_peer_of("acme", key_a, NULL, &err);
 		ok += !err;
 		limited += err == -ECONNREFUSED &&
 			   mwpeer_reject_reason(p) == MWIN_REJECT_RATE;
@@ -790,13 +748,13 @@ TEST_F(conns, destroy_disconnects)
 	uint32_t pid, qid;
 	int err;
 
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
-	q = peer_of("acme", key_a, NULL, &err);
+	q = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
 	pid = mwpeer_id(p);
 	qid = mwpeer_id(q);
-	ASSERT_EQ(0, wait_state(self->fd, pid, MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, pid, MWIN_PEER_CONNECTED));
 	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_WRITE, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(0, mwin_tenant_destroy(self->fd, self->tenant));
@@ -805,7 +763,7 @@ TEST_F(conns, destroy_disconnects)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	/* and no one connects as it any more */
 	mwpeer_close(p);
-	p = peer_of("acme", key_a, NULL, &err);
+	p = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_UNKNOWN_TENANT, mwpeer_reject_reason(p));
 	mwpeer_close(p);
@@ -816,15 +774,16 @@ TEST_F(conns, destroy_disconnects)
 /* A tenant without a key is admitted by name (and address) alone. */
 TEST_F(conns, tenant_without_key)
 {
-	struct mwin_tenant_info t = tenant("open");
+	struct mwin_tenant_info t = test_tenant("open");
 	struct mwpeer *p;
 	int err;
 
 	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
-	p = peer_of("open", NULL, NULL, &err);
+	p = test_peer_of("open", NULL, NULL, &err);
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(t.id, mwpeer_tenant_id(p));
-	EXPECT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	EXPECT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	mwpeer_close(p);
 	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
 }
@@ -836,7 +795,7 @@ static int grant_to(int fd, uint32_t peer)
 	uint32_t region;
 	int ret;
 
-	CHILD_CHECK(!mwin_region_create(fd, 1 << 16, MWIN_CREATE_FD_OWNED,
+	TEST_CHILD_CHECK(!mwin_region_create(fd, 1 << 16, MWIN_CREATE_FD_OWNED,
 					&region, NULL));
 	b = test_bind(region, peer, 0, 4096, MWIN_ACCESS_READ, 0);
 	ret = mwin_window_create(fd, &b);
@@ -848,23 +807,24 @@ static int grant_to(int fd, uint32_t peer)
 
 TEST_F(conns, only_the_owner_grants)
 {
-	struct mwin_tenant_info t = tenant("owned-peers");
+	struct mwin_tenant_info t = test_tenant("owned-peers");
 	struct mwpeer *p, *anon;
 	struct stat st;
 	int err;
 
 	t.owner = USER_A;
 	ASSERT_EQ(0, mwin_tenant_create(self->fd, &t));
-	p = peer_of("owned-peers", NULL, NULL, &err);
+	p = test_peer_of("owned-peers", NULL, NULL, &err);
 	ASSERT_EQ(0, err);
-	anon = peer_of(NULL, NULL, NULL, &err);
+	anon = test_peer_of(NULL, NULL, NULL, &err);
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, wait_state(self->fd, mwpeer_id(p), MWIN_PEER_CONNECTED));
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
 	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
-	EXPECT_EQ(0, as_user(USER_A, grant_to, mwpeer_id(p)));
-	EXPECT_EQ(2, as_user(USER_A + 1, grant_to, mwpeer_id(p)));
-	EXPECT_EQ(0, as_user(USER_A + 1, grant_to, mwpeer_id(anon)));
+	EXPECT_EQ(0, test_as_user(USER_A, grant_to, mwpeer_id(p)));
+	EXPECT_EQ(2, test_as_user(USER_A + 1, grant_to, mwpeer_id(p)));
+	EXPECT_EQ(0, test_as_user(USER_A + 1, grant_to, mwpeer_id(anon)));
 	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
 	mwpeer_close(anon);
 	mwpeer_close(p);

@@ -7,7 +7,9 @@
 #define _MWIN_TEST_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,5 +293,229 @@ static inline pid_t test_spawn_peer(const char *host, char then, int *rfd)
 	*rfd = pfd[0];
 	return pid;
 }
+
+/* Close @p and wait until the module, too, let it go. */
+static inline void test_close_peer(int fd, struct mwpeer *p)
+{
+	uint32_t id = mwpeer_id(p);
+
+	mwpeer_close(p);
+	if (id)
+		test_wait_peer_gone(fd, id);
+}
+
+/* The windows the module has (that the caller sees), ~0 when unknown. */
+static inline uint32_t test_nr_windows(int fd)
+{
+	struct mwin_info info;
+
+	return mwin_info(fd, &info, NULL, 0) ? ~0U : info.nr_windows;
+}
+
+/* Wait until window @id is in @state; its info in @wi. */
+static inline int test_wait_window(int fd, uint32_t id, uint32_t state,
+				   struct mwin_window_info *wi)
+{
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		if (!mwin_window_get(fd, id, 0, wi) && wi->state == state)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Wait until window @id is bound, carried by peer @peer; its info in @wi. */
+static inline int test_wait_window_peer(int fd, uint32_t id, uint32_t peer,
+					struct mwin_window_info *wi)
+{
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		if (!mwin_window_get(fd, id, 0, wi) && wi->peer == peer &&
+		    wi->state == MWIN_WINDOW_BOUND)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Take @p's messages up to the next of @type about window @w, into @m. */
+static inline int test_next_about(struct mwpeer *p, uint8_t type, uint32_t w,
+				  struct mwpeer_msg *m)
+{
+	int ret;
+
+	while (!(ret = mwpeer_next_msg(p, m, TEST_TIMEOUT_MS)))
+		if (m->type == type && m->window == w)
+			return 0;
+	return ret;
+}
+
+/*
+ * Take all of @p's messages: whether one was of @type (0: any) about
+ * window @w. Called once the module has sent what it would have sent
+ * with it: 200 ms without a message ends the wait.
+ */
+static inline bool test_told_about(struct mwpeer *p, uint8_t type, uint32_t w)
+{
+	struct mwpeer_msg m;
+	bool told = false;
+
+	while (!mwpeer_next_msg(p, &m, 200))
+		told |= m.window == w && (!type || m.type == type);
+	return told;
+}
+
+/* RDMA device @name does remote atomics, as the module sees it. */
+static inline bool test_dev_atomics(int fd, const char *name)
+{
+	struct mwin_dev_info devs[8];
+	struct mwin_info info;
+	uint32_t i;
+
+	if (mwin_info(fd, &info, devs, 8))
+		return false;
+	for (i = 0; i < info.nr_devs && i < 8; i++)
+		if (!strcmp(devs[i].name, name))
+			return devs[i].caps & MWIN_DEV_CAP_ATOMIC;
+	return false;
+}
+
+/* ---- tenants ------------------------------------------------------- */
+
+/* The length of the keys the tenant tests give their tenants. */
+#define TEST_KEY_LEN	32
+
+/* A tenant @name with no key, any address, the default limits. */
+static inline struct mwin_tenant_info test_tenant(const char *name)
+{
+	struct mwin_tenant_info t = { .owner = MWIN_NO_OWNER };
+
+	/* NUL-padded: t is zeroed; a name of sizeof(t.name) has no NUL */
+	memcpy(t.name, name, strnlen(name, sizeof(t.name)));
+	return t;
+}
+
+/*
+ * Tenant @name with @key of TEST_KEY_LEN bytes (NULL: none), owned by
+ * @owner: its id, 0 when it could not be made.
+ */
+static inline uint32_t test_make_tenant(int fd, const char *name,
+					const uint8_t *key, uint32_t owner)
+{
+	struct mwin_tenant_info t = test_tenant(name);
+
+	t.owner = owner;
+	if (key) {
+		memcpy(t.key, key, TEST_KEY_LEN);
+		t.key_len = TEST_KEY_LEN;
+	}
+	return mwin_tenant_create(fd, &t) ? 0 : t.id;
+}
+
+/* WINDOW_CREATE of [@off, @off + @len) with @access for tenant @tenant. */
+static inline int test_grant_tenant(int fd, uint32_t region, uint32_t tenant,
+				    uint64_t off, uint64_t len,
+				    uint32_t access, struct mwin_window_bind *b)
+{
+	*b = test_bind(region, 0, off, len, access, 0);
+	b->tenant = tenant;
+	return mwin_window_create(fd, b);
+}
+
+/*
+ * A peer of tenant @name (NULL: anonymous) with @key of TEST_KEY_LEN bytes
+ * (NULL: none) and @o's other options (NULL: the defaults). *@err is
+ * mwpeer_open()'s result; the peer is returned even when it failed, for
+ * mwpeer_reject_reason() and mwpeer_close().
+ */
+static inline struct mwpeer *test_peer_of(const char *name, const void *key,
+					  struct mwpeer_opts *o, int *err)
+{
+	struct mwpeer_opts d = { .timeout_ms = TEST_TIMEOUT_MS };
+	struct mwpeer *p;
+
+	if (!o)
+		o = &d;
+	o->tenant = name;
+	o->key = key;
+	o->key_len = key ? TEST_KEY_LEN : 0;
+	p = mwpeer_create(o);
+	if (!p) {
+		*err = -errno;
+		return NULL;
+	}
+	*err = mwpeer_open(p, test_host(), 0);
+	return p;
+}
+
+/* The module's view of peer @id: its state, or 0 when it is gone. */
+static inline uint32_t test_peer_state(int fd, uint32_t id)
+{
+	struct mwin_peer_info pi;
+
+	return mwin_peer_get(fd, id, 0, &pi) ? 0 : pi.state;
+}
+
+/*
+ * Wait until the module has peer @id in @state: a tenant's peer with a key
+ * is CONNECTED only once the module checked its proof, which mwpeer_open()
+ * does not wait for.
+ */
+static inline int test_wait_peer_state(int fd, uint32_t id, uint32_t state)
+{
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS; i++) {
+		if (test_peer_state(fd, id) == state)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* The QPs the RDMA core lists (iproute2's rdma tool): none is left behind. */
+static inline int test_count_qps(void)
+{
+	return test_sh("exit $(rdma resource show qp 2>/dev/null | wc -l)");
+}
+
+/*
+ * @fn(fd, @id) in a child as user and group @uid, without capabilities,
+ * on its own open of /dev/mwin (which the test must open to it): 0, or
+ * what @fn returned (TEST_CHILD_CHECK: the line that failed), 100 and up
+ * when the child could not get that far, -1 when it died.
+ */
+static inline int test_as_user(uid_t uid, int (*fn)(int fd, uint32_t id),
+			       uint32_t id)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		gid_t gid = uid;
+		int fd;
+
+		/* as root, setgid() and setuid() set every id, saved too */
+		if (setgroups(1, &gid) || setgid(gid) || setuid(uid))
+			_exit(100);
+		fd = open(MWIN_DEV_PATH, O_RDWR);
+		_exit(fd < 0 ? 101 : fn(fd, id));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* In a test_as_user() child: report a failed check, and fail the child. */
+#define TEST_CHILD_CHECK(cond) do {					\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: as uid %u: failed: %s\n",	\
+			__FILE__, __LINE__, getuid(), #cond);		\
+		return __LINE__ % 100 + 1;				\
+	}								\
+} while (0)
 
 #endif /* _MWIN_TEST_H */

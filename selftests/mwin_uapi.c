@@ -110,9 +110,12 @@ static const struct cmd cmds[] = {
 	{ MWIN_PEER_DISCONNECT, sizeof(struct mwin_destroy) },
 	{ MWIN_MONITOR, sizeof(struct mwin_monitor) },
 	{ MWIN_WINDOW_BATCH, sizeof(struct mwin_window_batch) },
-	{ MWIN_TENANT_CREATE, sizeof(struct mwin_tenant_info) },
-	{ MWIN_TENANT_SET, sizeof(struct mwin_tenant_info) },
-	{ MWIN_TENANT_GET, sizeof(struct mwin_tenant_info) },
+	{ MWIN_TENANT_CREATE, sizeof(struct mwin_tenant_info),
+	  MWIN_TENANT_INFO_SIZE_VER0 },
+	{ MWIN_TENANT_SET, sizeof(struct mwin_tenant_info),
+	  MWIN_TENANT_INFO_SIZE_VER0 },
+	{ MWIN_TENANT_GET, sizeof(struct mwin_tenant_info),
+	  MWIN_TENANT_INFO_SIZE_VER0 },
 	{ MWIN_TENANT_DESTROY, sizeof(struct mwin_destroy) },
 };
 
@@ -403,7 +406,8 @@ TEST_F(uapi, window_create_bad)
 } while (0)
 	WC(flags, 1U << 3, -EINVAL);
 	WC(flags, 1U << 31, -EINVAL);
-	WC(__reserved, 1, -EINVAL);
+	WC(tenant, 1, -EINVAL);			/* a peer and a tenant */
+	WC(tenant, ~0U, -EINVAL);
 	WC(rkey, 1, -EINVAL);
 	WC(iova, 1, -EINVAL);
 	WC(id, 1, -EINVAL);
@@ -444,7 +448,11 @@ TEST_F(uapi, window_rebind_bad)
 	WR(flags, MWIN_CREATE_FD_OWNED, -EINVAL);
 	WR(flags, MWIN_WINDOW_QUIET, -EINVAL);
 	WR(flags, 1U << 9, -EINVAL);
-	WR(__reserved, 1, -EINVAL);
+	WR(tenant, 999999, -ENOENT);
+	b = test_bind(0, mwpeer_id(self->peer), 8192, 4096, MWIN_ACCESS_READ, 0);
+	b.id = self->win.id;
+	b.tenant = 1;			/* a peer and a tenant */
+	EXPECT_ERR_UNCHANGED(-EINVAL, mwin_window_rebind(self->fd, &b));
 	WR(rkey, self->win.rkey, -EINVAL);
 	WR(iova, 1, -EINVAL);
 	WR(access, 0, -EINVAL);

@@ -268,6 +268,8 @@ const char *mwin_revoke_reason_name(uint32_t reason)
 		return "remote";
 	case MWIN_REVOKE_ERROR:
 		return "error";
+	case MWIN_REVOKE_HANDED_BACK:
+		return "handed-back";
 	}
 	return "unknown";
 }

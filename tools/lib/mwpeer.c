@@ -483,7 +483,7 @@ static void handle_msg(struct mwpeer *p, const void *raw,
 		if (!m.length)
 			proto_error(p, "seq %u: grant of 0 bytes", m.seq);
 	} else if (m.access < MWIN_REVOKE_INVALIDATE ||
-		   m.access > MWIN_REVOKE_ERROR) {
+		   m.access > MWIN_REVOKE_HANDED_BACK) {
 		proto_error(p, "seq %u: revoke reason %u", m.seq, m.access);
 	}
 	m.valid = p->proto_errors == before;

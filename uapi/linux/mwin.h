@@ -266,13 +266,17 @@ struct mwin_destroy {
  * @id: create: out, new window id; rebind: in, window id
  * @region: create: in, region id; rebind: must be 0 (a window stays in its
  *	region)
- * @peer: in, peer the window is granted to; for rebind 0 keeps the
- *	current peer
+ * @peer: in, peer the window is granted to; for rebind 0 (with @tenant
+ *	0) keeps the current grantee, peer or tenant
  * @access: in, MWIN_ACCESS_* rights, at least one
  * @offset: in, first byte of the window in the region, any alignment
  * @length: in, bytes, at least 1
  * @rkey: out, the rkey the peer uses; valid once the call returns
- * @__reserved: must be 0
+ * @tenant: in, instead of @peer: the tenant the window is granted to. Its
+ *	MR is registered in the tenant's protection domain on the device of
+ *	one of its connections, so the rkey works through every connection
+ *	of the tenant on that device and through no other; each of them is
+ *	sent the grant. See "Tenants" in Documentation/mwin.rst.
  * @iova: out, the remote address of the window's first byte (its offset
  *	in the region)
  *
@@ -282,17 +286,21 @@ struct mwin_destroy {
  * EOPNOTSUPP, ENOTCONN, EAGAIN, EINTR): then nothing changed. A failed rebind keeps
  * the window's old range. A failed create leaves nothing behind.
  *
- * Errors: ENOENT (region, peer or window); ERANGE (the range leaves the
+ * Errors: EINVAL (both @peer and @tenant); ENOENT (region, peer, tenant
+ * or window; a tenant is seen only by its owner and CAP_SYS_ADMIN);
+ * ERANGE (the range leaves the
  * region); EBUSY (overlaps another window of the region, without
  * MWIN_WINDOW_OVERLAP); E2BIG (larger than the device can map, see
  * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone, a
- * tenant's peer has not proved its key yet, or a rebind with peer 0 of a
- * window that has none); EDQUOT (the peer's tenant has its max_windows
- * windows bound; a rebind to another peer has revoked the old rkey by
- * then, and the window is unbound); EOPNOTSUPP (the device
+ * tenant's peer has not proved its key yet, a tenant without a proved
+ * connection, or a rebind with peer 0 of a window that has none); EDQUOT
+ * (the tenant, or the peer's, has its max_windows windows bound, or the
+ * window would take it past its max_bytes; a rebind to another grantee
+ * has revoked the old rkey by then, and the window is unbound); EOPNOTSUPP (the device
  * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); EPERM (a
  * tenant's peer, and the caller neither owns the tenant nor has
- * CAP_SYS_ADMIN: nothing changed); ENOSPC
+ * CAP_SYS_ADMIN: nothing changed; such a caller does not see the tenant
+ * itself: ENOENT); ENOSPC
  * (window limit, or a caller without CAP_SYS_ADMIN whose user holds half
  * of it already); EIO; ECONNABORTED (the operation did not complete in
  * time, the post failed or a registering caller was killed: the peer was
@@ -311,7 +319,7 @@ struct mwin_window_bind {
 	__aligned_u64 offset;
 	__aligned_u64 length;
 	__u32 rkey;
-	__u32 __reserved;
+	__u32 tenant;
 	__aligned_u64 iova;
 };
 
@@ -338,7 +346,9 @@ enum mwin_window_state {
  * @flags: MWIN_GET_NEXT or 0
  * @id: in, window id (or where to start with MWIN_GET_NEXT); out, its id
  * @region: out, region id
- * @peer: out, peer id, 0 when unbound
+ * @peer: out, peer id, 0 when unbound; for a window granted to a tenant,
+ *	the connection of the tenant whose QP carries the window's work
+ *	requests, 0 while the tenant has none on the window's device
  * @state: out, enum mwin_window_state
  * @access: out, MWIN_ACCESS_* rights
  * @rkey: out, current rkey (meaningful when bound)
@@ -351,7 +361,8 @@ enum mwin_window_state {
  *	(Send-with-Invalidate)
  * @wflags: out, MWIN_WINDOW_OVERLAP, MWIN_CREATE_FD_OWNED and
  *	MWIN_WINDOW_QUIET as created
- * @__reserved: must be 0
+ * @tenant: out, the tenant the window is granted to, 0 for a window
+ *	granted to one peer (or to nobody)
  */
 struct mwin_window_info {
 	__u32 size;
@@ -369,7 +380,7 @@ struct mwin_window_info {
 	__aligned_u64 invalidations;
 	__aligned_u64 remote_invalidations;
 	__u32 wflags;
-	__u32 __reserved;
+	__u32 tenant;
 };
 
 /**
@@ -625,10 +636,12 @@ struct mwin_tenant_net {
  * @MWIN_TENANT_SET_MAX_CONNS: @max_conns
  * @MWIN_TENANT_SET_MAX_WINDOWS: @max_windows
  * @MWIN_TENANT_SET_OWNER: @owner
+ * @MWIN_TENANT_SET_MAX_BYTES: @max_bytes
  *
  * A change applies to connections made after it; live connections keep
  * what they were admitted with (TENANT_DESTROY or PEER_DISCONNECT ends
- * them).
+ * them). A lower @max_windows or @max_bytes applies to binds after it;
+ * windows bound already stay.
  */
 enum mwin_tenant_set {
 	MWIN_TENANT_SET_KEY = 1 << 0,
@@ -636,10 +649,14 @@ enum mwin_tenant_set {
 	MWIN_TENANT_SET_MAX_CONNS = 1 << 2,
 	MWIN_TENANT_SET_MAX_WINDOWS = 1 << 3,
 	MWIN_TENANT_SET_OWNER = 1 << 4,
+	MWIN_TENANT_SET_MAX_BYTES = 1 << 5,
 };
 
 /* @owner of a tenant that no local user owns */
 #define MWIN_NO_OWNER		0xffffffffU
+
+/* The first version of struct mwin_tenant_info, up to @rejects. */
+#define MWIN_TENANT_INFO_SIZE_VER0	424
 
 /**
  * struct mwin_tenant_info - MWIN_TENANT_CREATE, MWIN_TENANT_SET, MWIN_TENANT_GET
@@ -660,14 +677,28 @@ enum mwin_tenant_set {
  * @allow: in / out: the prefixes a peer of this tenant may connect from
  * @max_conns: in / out: connections the tenant may have at once, 1 to the
  *	module's max_peers; 0 (CREATE, SET): max_peers
- * @max_windows: in / out: windows bound to the tenant's peers at once (0:
- *	no limit but the module's); a create or rebind past it fails with
- *	EDQUOT
+ * @max_windows: in / out: windows bound to the tenant or its peers at
+ *	once (0: no limit but the module's); a create or rebind past it fails
+ *	with EDQUOT
  * @nr_conns: out: its connections now
- * @nr_windows: out: windows bound to its peers now
+ * @nr_windows: out: windows bound to it or to its peers now
  * @connects: out: connections admitted since the tenant was created
  * @rejects: out: connection attempts naming this tenant that were refused,
  *	by enum mwin_wire_reject_reason (index 0 unused)
+ * @grants: out: grants of its windows: each bind of a window granted to
+ *	the tenant or to one of its peers (not each message)
+ * @revokes: out: revokes of its windows' rkeys: invalidate, rebind,
+ *	destroy, failed operations, and the rkeys that died with its last
+ *	connection on a device
+ * @remote_invalidations: out: rkeys its peers handed back
+ *	(Send-with-Invalidate)
+ * @access_errors: out: its connections that ended because a request
+ *	failed (a remote access error, most often)
+ * @bytes_granted: out: bytes of the windows bound to it or to its peers
+ *	now (those waiting for its next connection not counted)
+ * @max_bytes: in / out: the most @bytes_granted may be (0: no limit); a
+ *	create or rebind past it fails with EDQUOT. Callers of the first
+ *	version (MWIN_TENANT_INFO_SIZE_VER0 bytes) pass none: 0
  *
  * Errors: EPERM (CREATE, SET without CAP_SYS_ADMIN), EEXIST (CREATE: the
  * name is taken), EINVAL (a name that is empty, too long, not
@@ -692,6 +723,12 @@ struct mwin_tenant_info {
 	__u32 nr_windows;
 	__aligned_u64 connects;
 	__aligned_u64 rejects[MWIN_REJECT_SLOTS];
+	__aligned_u64 grants;
+	__aligned_u64 revokes;
+	__aligned_u64 remote_invalidations;
+	__aligned_u64 access_errors;
+	__aligned_u64 bytes_granted;
+	__aligned_u64 max_bytes;
 };
 
 /* The most tenants the module keeps. */
@@ -753,12 +790,12 @@ enum {
 				     struct mwin_monitor)
 #define MWIN_WINDOW_BATCH	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_BATCH, \
 				     struct mwin_window_batch)
-#define MWIN_TENANT_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_CREATE, \
-				     struct mwin_tenant_info)
-#define MWIN_TENANT_SET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_SET, \
-				     struct mwin_tenant_info)
-#define MWIN_TENANT_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_GET, \
-				     struct mwin_tenant_info)
+#define MWIN_TENANT_CREATE	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_TENANT_CREATE, MWIN_TENANT_INFO_SIZE_VER0)
+#define MWIN_TENANT_SET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_TENANT_SET, MWIN_TENANT_INFO_SIZE_VER0)
+#define MWIN_TENANT_GET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_TENANT_GET, MWIN_TENANT_INFO_SIZE_VER0)
 /*
  * TENANT_DESTROY (CAP_SYS_ADMIN) disconnects the tenant's peers, which
  * unbinds their windows, and frees the name. Errors: EPERM, ENOENT.
@@ -957,8 +994,10 @@ enum mwin_wire_type {
  * @MWIN_REVOKE_REMOTE: another peer invalidated this rkey; the module
  *	disconnected that peer
  * @MWIN_REVOKE_ERROR: the device failed an operation on the window, or
- *	the peer was cut off. Only in MWIN_MONITOR events: the peer's
- *	connection is dead by then, so it is never sent
+ *	the peer was cut off. The connection the operation failed on is dead
+ *	by then and is not told; a tenant's other connections are
+ * @MWIN_REVOKE_HANDED_BACK: another connection of the same tenant handed
+ *	this rkey back (Send-with-Invalidate); it stays connected
  */
 enum mwin_wire_reason {
 	MWIN_REVOKE_INVALIDATE = 1,
@@ -966,6 +1005,7 @@ enum mwin_wire_reason {
 	MWIN_REVOKE_DESTROY = 3,
 	MWIN_REVOKE_REMOTE = 4,
 	MWIN_REVOKE_ERROR = 5,
+	MWIN_REVOKE_HANDED_BACK = 6,
 };
 
 /**
