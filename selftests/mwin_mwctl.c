@@ -659,7 +659,19 @@ TEST(usage_errors)
 		{ "window rebind 1 o 0",
 		  "mwctl: 'o' is ambiguous for window rebind: offset, overlap" },
 		{ "window create region 1 peer 1 len 4096 access r bogus",
-		  "mwctl: unknown keyword 'bogus' for window create (expected region, peer, offset, len, access, overlap, quiet)" },
+		  "mwctl: unknown keyword 'bogus' for window create (expected region, peer, tenant, offset, len, access, overlap, quiet)" },
+		{ "window create region 1 peer 1 tenant acme len 4096 access r",
+		  "mwctl: window create takes 'peer ID' or 'tenant NAME', not both" },
+		{ "window create region 1 ten 7 p 1 len 4096 access r",
+		  "mwctl: window create takes 'peer ID' or 'tenant NAME', not both" },
+		{ "window rebind 1 tenant acme peer 2",
+		  "mwctl: window rebind takes 'peer ID' or 'tenant NAME', not both" },
+		{ "window create region 1 len 4096 access r",
+		  "mwctl: window create needs 'peer ID' or 'tenant NAME'" },
+		{ "window create region 1 tenant a/b len 4096 access r",
+		  "mwctl: bad tenant name 'a/b' (1 to 23 of A-Z a-z 0-9 . _ -)" },
+		{ "window rebind 1 tenant",
+		  "mwctl: 'tenant' needs a value (tenant NAME)" },
 		{ "region destroy 1 forced",
 		  "mwctl: unknown keyword 'forced' for region destroy (expected force)" },
 		{ "window create region 1 peer 1 len 4096",
@@ -1181,7 +1193,7 @@ TEST_F(mw, window_lifecycle)
 	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
 	rkey = wi.rkey;
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access rw\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access rw\n",
 		 w, self->region, self->peer, rkey);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
@@ -1227,6 +1239,8 @@ TEST_F(mw, window_lifecycle)
 	EXPECT_EQ(1, jget(j, "windows")->n);
 	EXPECT_EQ(self->region, jnum(e, "region"));
 	EXPECT_EQ(self->peer, jnum(e, "peer"));
+	EXPECT_STREQ("-", jstr(e, "tenant"));
+	EXPECT_EQ(0, jnum(e, "tenant_id"));
 	EXPECT_STREQ("bound", jstr(e, "state"));
 	EXPECT_EQ(rkey, jnum(e, "rkey"));
 	snprintf(text, sizeof(text), "0x%x", rkey);
@@ -1241,7 +1255,7 @@ TEST_F(mw, window_lifecycle)
 	RUN(&self->r, "-d window show %u", w);
 	EXPECT_OK(&self->r);
 	snprintf(text, sizeof(text),
-		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access rw offset 4096 binds 1 invalidations 0 remote_invalidations 0\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access rw offset 4096 binds 1 invalidations 0 remote_invalidations 0\n",
 		 w, self->region, self->peer, rkey);
 	EXPECT_STREQ(text, self->r.out);
 	RUN(&self->r, "-d -j window show %u", w);
@@ -1268,7 +1282,7 @@ TEST_F(mw, window_lifecycle)
 	EXPECT_EQ(8192, wi.length);
 	EXPECT_EQ(self->peer, wi.peer);
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u state bound rkey 0x%08x iova 0x1000 len 8192 access r\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access r\n",
 		 w, self->region, self->peer, rkey2);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey);
@@ -1297,7 +1311,7 @@ TEST_F(mw, window_lifecycle)
 	RUN(&self->r, "window invalidate %u", w);
 	EXPECT_OK(&self->r);
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u state invalidated rkey 0x%08x iova 0x0 len 2048 access r\n",
+		 "window %u region %u peer %u tenant - state invalidated rkey 0x%08x iova 0x0 len 2048 access r\n",
 		 w, self->region, self->peer, rkey);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, w));
@@ -1545,9 +1559,9 @@ TEST_F(mw, peer_show_disconnect)
 	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", NO_ID);
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, w));
 	RUN(&self->r, "window show %u", w);
-	EXPECT_NE(NULL, strstr(self->r.out, " peer 0 state unbound "));
+	EXPECT_NE(NULL, strstr(self->r.out, " peer 0 tenant - state unbound "));
 	RUN(&self->r, "window rebind %u", w);
-	EXPECT_ERR(&self->r, 1, "mwctl: window %u is unbound (its peer is gone); pass 'peer ID'",
+	EXPECT_ERR(&self->r, 1, "mwctl: window %u is unbound (its peer is gone); pass 'peer ID' or 'tenant NAME'",
 		   w);
 	RUN(&self->r, "window create region %u peer %u len 4096 access r",
 	    self->region, self->peer);
@@ -1701,13 +1715,13 @@ TEST_F(tn, tenant_create_show_destroy)
 
 	/* every option */
 	ASSERT_EQ(0, put_key(key, 32, NULL));
-	RUN(&self->r, "tenant create mwctl-a key %s allow 10.0.2.0/24 allow fd00:1::/64 max-conns 4 max-windows 16 owner %s",
+	RUN(&self->r, "tenant create mwctl-a key %s allow 10.0.2.0/24 allow fd00:1::/64 max-conns 4 max-windows 16 max-bytes 1M owner %s",
 	    key, nobody);
 	EXPECT_OK(&self->r);
 	ASSERT_EQ(0, mwin_tenant_find(self->fd, "mwctl-a", &ti));
 	id = ti.id;
 	snprintf(want, sizeof(want),
-		 "tenant mwctl-a id %u owner %s key yes allow 10.0.2.0/24,fd00:1::/64 max_conns 4 max_windows 16 conns 0 windows 0\n",
+		 "tenant mwctl-a id %u owner %s key yes allow 10.0.2.0/24,fd00:1::/64 max_conns 4 max_windows 16 max_bytes 1048576 conns 0 windows 0\n",
 		 id, nobody);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_EQ(32, ti.key_len);
@@ -1719,6 +1733,7 @@ TEST_F(tn, tenant_create_show_destroy)
 	EXPECT_EQ(64, ti.allow[1].prefix_len);
 	EXPECT_EQ(4, ti.max_conns);
 	EXPECT_EQ(16, ti.max_windows);
+	EXPECT_EQ(1 << 20, ti.max_bytes);
 	EXPECT_EQ(65534, ti.owner);
 
 	/* show: by name, by id, abbreviated, all */
@@ -1757,16 +1772,19 @@ TEST_F(tn, tenant_create_show_destroy)
 	EXPECT_STREQ("fd00:1::/64", a->v[1]->s);
 	EXPECT_EQ(4, jnum(e, "max_conns"));
 	EXPECT_EQ(16, jnum(e, "max_windows"));
+	EXPECT_EQ(1 << 20, jnum(e, "max_bytes"));
 	EXPECT_EQ(0, jnum(e, "conns"));
 	EXPECT_EQ(0, jnum(e, "windows"));
 	EXPECT_EQ(NULL, jget(e, "connects"));
+	EXPECT_EQ(NULL, jget(e, "grants"));
+	EXPECT_EQ(NULL, jget(e, "bytes_granted"));
 	EXPECT_EQ(NULL, jget(e, "rejects"));
 	jfree(j);
 
-	/* -d: connects and refusals; text only those not 0, JSON all */
+	/* -d: the counters, and refusals: text only those not 0, JSON all */
 	RUN(&self->r, "-d tenant show mwctl-a");
 	EXPECT_OK(&self->r);
-	snprintf(wantd, sizeof(wantd), "%.*s connects 0 rejects -\n",
+	snprintf(wantd, sizeof(wantd), "%.*s connects 0 grants 0 revokes 0 remote_invalidations 0 access_errors 0 bytes_granted 0 rejects -\n",
 		 (int)strlen(want) - 1, want);
 	EXPECT_STREQ(wantd, self->r.out);
 	RUN(&self->r, "-d -j tenant show %u", id);
@@ -1775,6 +1793,11 @@ TEST_F(tn, tenant_create_show_destroy)
 	e = jfind(jget(j, "tenants"), "id", id);
 	ASSERT_NE(NULL, e);
 	EXPECT_EQ(0, jnum(e, "connects"));
+	EXPECT_EQ(0, jnum(e, "grants"));
+	EXPECT_EQ(0, jnum(e, "revokes"));
+	EXPECT_EQ(0, jnum(e, "remote_invalidations"));
+	EXPECT_EQ(0, jnum(e, "access_errors"));
+	EXPECT_EQ(0, jnum(e, "bytes_granted"));
 	a = jget(e, "rejects");
 	ASSERT_NE(NULL, a);
 	EXPECT_EQ(JOBJ, a->t);
@@ -1801,7 +1824,7 @@ TEST_F(tn, tenant_create_show_destroy)
 	jfree(j);
 	RUN(&self->r, "tenant show mwctl-b");
 	snprintf(want, sizeof(want),
-		 "tenant mwctl-b id %u owner - key no allow any max_conns %lu max_windows - conns 0 windows 0\n",
+		 "tenant mwctl-b id %u owner - key no allow any max_conns %lu max_windows - max_bytes - conns 0 windows 0\n",
 		 id2, test_param("max_peers"));
 	EXPECT_STREQ(want, self->r.out);
 
@@ -1843,7 +1866,7 @@ TEST_F(tn, tenant_set)
 	RUN(&self->r, "tenant set mwctl-s max-conns 2");
 	EXPECT_OK(&self->r);
 	snprintf(want, sizeof(want),
-		 "tenant mwctl-s id %u owner - key no allow 10.0.0.0/8 max_conns 2 max_windows - conns 0 windows 0\n",
+		 "tenant mwctl-s id %u owner - key no allow 10.0.0.0/8 max_conns 2 max_windows - max_bytes - conns 0 windows 0\n",
 		 id);
 	EXPECT_STREQ(want, self->r.out);
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, id, 0, &ti));
@@ -1856,6 +1879,12 @@ TEST_F(tn, tenant_set)
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, id, 0, &ti));
 	EXPECT_EQ(5, ti.max_windows);
 	EXPECT_EQ(2, ti.max_conns);
+
+	RUN(&self->r, "tenant set %u max-bytes 64K", id);
+	EXPECT_OK(&self->r);
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, id, 0, &ti));
+	EXPECT_EQ(65536, ti.max_bytes);
+	EXPECT_EQ(5, ti.max_windows);
 
 	RUN(&self->r, "tenant set mwctl-s owner 60001");
 	EXPECT_OK(&self->r);
@@ -1955,17 +1984,19 @@ TEST_F(tn, tenant_bad_input)
 		  "mwctl: max-conns must be at least 1" },
 		{ "tenant create mwctl-y max-windows 5x", "2",
 		  "mwctl: bad count '5x' for 'max-windows' (a decimal number)" },
+		{ "tenant create mwctl-y max-bytes 5Q", "2",
+		  "mwctl: bad size '5Q' for 'max-bytes' (bytes: 4096, 0x1000, 64K, 2M, 1G)" },
 		{ "tenant create mwctl-y m 3", "2",
-		  "mwctl: 'm' is ambiguous for tenant create: max-conns, max-windows" },
+		  "mwctl: 'm' is ambiguous for tenant create: max-conns, max-windows, max-bytes" },
 		{ "tenant create mwctl-y max-conns 2 max-conns 3", "2",
 		  "mwctl: 'max-conns' given twice" },
 		{ "tenant create mwctl-y bogus 1", "2",
-		  "mwctl: unknown keyword 'bogus' for tenant create (expected key, allow, max-conns, max-windows, owner)" },
+		  "mwctl: unknown keyword 'bogus' for tenant create (expected key, allow, max-conns, max-windows, max-bytes, owner)" },
 		{ "tenant create mwctl-y allow", "2",
 		  "mwctl: 'allow' needs a value (allow ADDR[/PREFIX])" },
 		{ "tenant create mwctl-x", "1", "mwctl: a tenant mwctl-x exists" },
 		{ "tenant set mwctl-x", "2",
-		  "mwctl: tenant set needs something to change (key, allow, max-conns, max-windows, owner)" },
+		  "mwctl: tenant set needs something to change (key, allow, max-conns, max-windows, max-bytes, owner)" },
 		{ "tenant set mwctl-x allow 10.0.0.1/8", "2",
 		  "mwctl: allow 10.0.0.1/8 has bits set past its /8 prefix (did you mean 10.0.0.0/8?)" },
 		{ "tenant set mwctl-x key /tmp/mwctl-test.k15", "1",
@@ -2129,7 +2160,7 @@ TEST_F(tn, tenant_peers)
 	EXPECT_EQ(-ECONNREFUSED, err);
 	RUN(&self->r, "-d tenant show mwctl-p");
 	EXPECT_OK(&self->r);
-	EXPECT_NE(NULL, strstr(self->r.out, " conns 1 windows 0 connects 1 rejects address:1\n"));
+	EXPECT_NE(NULL, strstr(self->r.out, " conns 1 windows 0 connects 1 grants 0 revokes 0 remote_invalidations 0 access_errors 0 bytes_granted 0 rejects address:1\n"));
 	RUN(&self->r, "-d -j tenant show mwctl-p");
 	j = jparse(self->r.out);
 	ASSERT_NE(NULL, j);
@@ -2153,6 +2184,173 @@ TEST_F(tn, tenant_peers)
 	RUN(&self->r, "tenant destroy mwctl-p");
 	EXPECT_OK(&self->r);
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, peer));
+	mwpeer_close(p);
+}
+
+/* -d tenant show's counters, as the module has them */
+static void expect_counters(struct __test_metadata *_metadata, struct run *r,
+			    int fd, uint32_t id)
+{
+	struct mwin_tenant_info ti;
+	char want[256];
+	struct jv *j, *e;
+
+	ASSERT_EQ(0, mwin_tenant_get(fd, id, 0, &ti));
+	ASSERT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "-d tenant show %u", id));
+	EXPECT_EQ(0, r->status);
+	snprintf(want, sizeof(want), " connects %llu grants %llu revokes %llu remote_invalidations %llu access_errors %llu bytes_granted %llu rejects ",
+		 (unsigned long long)ti.connects,
+		 (unsigned long long)ti.grants,
+		 (unsigned long long)ti.revokes,
+		 (unsigned long long)ti.remote_invalidations,
+		 (unsigned long long)ti.access_errors,
+		 (unsigned long long)ti.bytes_granted);
+	EXPECT_NE(NULL, strstr(r->out, want));
+	ASSERT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "-d -j tenant show %u", id));
+	j = jparse(r->out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "tenants"), "id", id);
+	EXPECT_NE(NULL, e);
+	if (e) {
+		EXPECT_EQ(ti.grants, jnum(e, "grants"));
+		EXPECT_EQ(ti.revokes, jnum(e, "revokes"));
+		EXPECT_EQ(ti.remote_invalidations,
+			  jnum(e, "remote_invalidations"));
+		EXPECT_EQ(ti.access_errors, jnum(e, "access_errors"));
+		EXPECT_EQ(ti.bytes_granted, jnum(e, "bytes_granted"));
+	}
+	jfree(j);
+}
+
+/*
+ * Windows granted to a tenant as a whole: create and rebind name it by
+ * NAME or ID, show prints it, each refusal is one line in mwctl's terms
+ * and makes no window, -d tenant show has the tenant's counters, and
+ * tenant destroy leaves the windows unbound and without a tenant.
+ */
+TEST_F(tn, tenant_windows)
+{
+	static const char key[] = "/tmp/mwctl-test.key";
+	static const uint8_t bytes[32] = "mwctl tenant test key, 32 bytes";
+	struct mwin_window_info wi;
+	struct mwin_tenant_info ti;
+	struct mwpeer_msg m;
+	struct mwpeer *p;
+	uint32_t id, region, mine, w, w2, n;
+	char want[512];
+	struct stat st;
+	struct jv *j, *e;
+	int err;
+
+	ASSERT_EQ(0, put_key(key, sizeof(bytes), bytes));
+	RUN(&self->r, "tenant create mwctl-g key %s", key);
+	ASSERT_OK(&self->r);
+	RUN(&self->r, "tenant create mwctl-e");
+	ASSERT_OK(&self->r);
+	id = tenant_id(self->fd, "mwctl-g");
+	ASSERT_NE(0, id);
+	/* the region goes with the fixture's file, its windows with it */
+	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 16, MWIN_CREATE_FD_OWNED,
+					&region, NULL));
+	p = mwpeer_connect_tenant(test_host(), 0, NULL, TEST_TIMEOUT_MS,
+				  "mwctl-g", bytes, sizeof(bytes), &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
+
+	/* by name: the tenant's connection carries it, and is granted it */
+	RUN(&self->r, "window create region %u tenant mwctl-g len 4K access rw",
+	    region);
+	EXPECT_OK(&self->r);
+	w = first_id(self->r.out, "window");
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	EXPECT_EQ(id, wi.tenant);
+	EXPECT_EQ(mwpeer_id(p), wi.peer);
+	snprintf(want, sizeof(want),
+		 "window %u region %u peer %u tenant mwctl-g state bound rkey 0x%08x iova 0x0 len 4096 access rw\n",
+		 w, region, wi.peer, wi.rkey);
+	EXPECT_STREQ(want, self->r.out);
+	ASSERT_EQ(0, mwpeer_wait_grant(p, w, 0, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(wi.rkey, m.rkey);
+	RUN(&self->r, "window show %u", w);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "-j window show %u", w);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	e = jfind(jget(j, "windows"), "id", w);
+	ASSERT_NE(NULL, e);
+	EXPECT_STREQ("mwctl-g", jstr(e, "tenant"));
+	EXPECT_EQ(id, jnum(e, "tenant_id"));
+	EXPECT_EQ(wi.peer, jnum(e, "peer"));
+	jfree(j);
+
+	/* by id; a rebind that names no grantee keeps the tenant */
+	RUN(&self->r, "window create region %u tenant %u offset 8K len 4K access r",
+	    region, id);
+	EXPECT_OK(&self->r);
+	w2 = first_id(self->r.out, "window");
+	EXPECT_NE(NULL, strstr(self->r.out, " tenant mwctl-g state bound "));
+	RUN(&self->r, "window rebind %u access r", w);
+	EXPECT_OK(&self->r);
+	EXPECT_NE(NULL, strstr(self->r.out, " tenant mwctl-g state bound "));
+	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
+	EXPECT_EQ(id, wi.tenant);
+	EXPECT_EQ(0, mwpeer_wait_grant(p, w, m.rkey, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(wi.rkey, m.rkey);
+
+	/* refusals: one line each, and no window made */
+	n = test_nr_windows(self->fd);
+	RUN(&self->r, "window create region %u tenant mwctl-none len 4K access r",
+	    region);
+	EXPECT_ERR(&self->r, 1, "mwctl: no tenant mwctl-none");
+	RUN(&self->r, "window create region %u tenant %u len 4K access r",
+	    region, NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no tenant %u", NO_ID);
+	RUN(&self->r, "window create region %u tenant mwctl-e offset 16K len 4K access r",
+	    region);
+	EXPECT_ERR(&self->r, 1, "mwctl: tenant mwctl-e has no connection that proved its key");
+	EXPECT_EQ(n, test_nr_windows(self->fd));
+
+	/* another user's region: to that user the tenant does not exist */
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	EXPECT_EQ(0, run_in(&self->r, NULL, 0, AS_NOBODY,
+			    "region create size 4K"));
+	mine = first_id(self->r.out, "region");
+	EXPECT_NE(0, mine);
+	EXPECT_EQ(0, run_in(&self->r, NULL, 0, AS_NOBODY,
+			    "window create region %u tenant %u len 4K access r",
+			    mine, id));
+	EXPECT_ERR(&self->r, 1, "mwctl: no tenant %u", id);
+	/* by its name either */
+	EXPECT_EQ(0, run_in(&self->r, NULL, 0, AS_NOBODY,
+			    "window create region %u tenant mwctl-g len 4K access r",
+			    mine));
+	EXPECT_ERR(&self->r, 1, "mwctl: no tenant mwctl-g");
+	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
+	EXPECT_EQ(n, test_nr_windows(self->fd));
+	if (mine)
+		EXPECT_EQ(0, mwin_region_destroy(self->fd, mine, 0));
+
+	/* the counters: two windows of 4 KiB, granted and rebound once */
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, id, 0, &ti));
+	EXPECT_EQ(3, ti.grants);
+	EXPECT_EQ(1, ti.revokes);
+	EXPECT_EQ(8192, ti.bytes_granted);
+	EXPECT_EQ(2, ti.nr_windows);
+	expect_counters(_metadata, &self->r, self->fd, id);
+
+	/* destroy: its windows are unbound, and granted to no one */
+	RUN(&self->r, "tenant destroy mwctl-g");
+	EXPECT_OK(&self->r);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(p)));
+	RUN(&self->r, "window show %u", w2);
+	EXPECT_OK(&self->r);
+	EXPECT_NE(NULL, strstr(self->r.out, " peer 0 tenant - state unbound "));
+	RUN(&self->r, "window rebind %u", w2);
+	EXPECT_ERR(&self->r, 1, "mwctl: window %u is unbound (its peer is gone); pass 'peer ID' or 'tenant NAME'",
+		   w2);
 	mwpeer_close(p);
 }
 

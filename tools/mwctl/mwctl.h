@@ -53,6 +53,16 @@ int cmd_monitor(struct mw *mw);
 bool find_dev(struct mw *mw, const char *name, struct mwin_dev_info *out);
 /* tenant @id's name in @buf (tenant.c): "-" for 0, the id if unseen */
 const char *tenant_name(struct mw *mw, uint32_t id, char *buf, size_t len);
+/* A usage error unless @arg can name a tenant (tenant.c). */
+void tenant_arg_check(const char *arg);
+/*
+ * The id of the tenant @arg names (tenant.c), and in @name its name (or
+ * its id): a NAME the caller sees, else a decimal ID, passed on seen or
+ * not, for the module to say whether it exists and may be granted to.
+ * Exits when @arg is neither.
+ */
+uint32_t tenant_arg_id(struct mw *mw, const char *arg, char *name,
+		       size_t len);
 /*
  * Refused connections by enum mwin_wire_reject_reason (tenant.c): text
  * "rejects address:2,quota:1" (those not 0; "-" for none), JSON an object

@@ -28,21 +28,27 @@ static int usage_tenant(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl tenant [ show [ NAME | ID ] ]\n"
 	      "       mwctl tenant create NAME [ key FILE ] [ allow ADDR[/PREFIX] ]...\n"
-	      "                           [ max-conns N ] [ max-windows N ] [ owner USER ]\n"
+	      "                           [ max-conns N ] [ max-windows N ] [ max-bytes SIZE ]\n"
+	      "                           [ owner USER ]\n"
 	      "       mwctl tenant set { NAME | ID } [ key { FILE | none } ]\n"
 	      "                           [ allow ADDR[/PREFIX] ]... | [ allow any ]\n"
-	      "                           [ max-conns N ] [ max-windows N ] [ owner { USER | none } ]\n"
+	      "                           [ max-conns N ] [ max-windows N ] [ max-bytes SIZE ]\n"
+	      "                           [ owner { USER | none } ]\n"
 	      "       mwctl tenant destroy { NAME | ID }\n"
 	      "A tenant's peers connect only from its prefixes (at most 8; none: any\n"
 	      "address), at most max-conns at once (default: the module's max_peers),\n"
-	      "with at most max-windows windows granted (0, the default: no limit), and\n"
+	      "with at most max-windows windows and max-bytes bytes granted (0, the\n"
+	      "default: no limit), and\n"
 	      "with its key when it has one. Only CAP_SYS_ADMIN creates, sets and destroys.\n"
 	      "NAME: 1 to 23 of A-Z a-z 0-9 . _ -. A NAME no tenant has that is a decimal\n"
 	      "number is taken as an ID.\n"
 	      "FILE: the key, the file's bytes exactly (no newline stripped), 16 to 64.\n"
 	      "USER: a user name or a numeric uid; the owner, too, sees the tenant.\n"
 	      "set changes only what it is given; allow replaces the whole list.\n"
-	      "destroy disconnects the tenant's peers, which unbinds their windows.\n",
+	      "destroy disconnects the tenant's peers, which unbinds their windows; the\n"
+	      "windows granted to the tenant itself wait unbound for a new peer or tenant.\n"
+	      "-d adds the counters: connects, grants, revokes, remote_invalidations,\n"
+	      "access_errors, bytes_granted (of the windows bound to it now), rejects.\n",
 	      stdout);
 	return 0;
 }
@@ -126,6 +132,32 @@ static const char *owner_str(uint32_t uid, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * -d: what its connections and windows did since the tenant was made,
+ * the bytes bound to it now, then the refusals (a list, so last).
+ */
+static void print_tenant_counters(const struct mwin_tenant_info *t)
+{
+	pr_uint(PR_ANY, "connects", t->connects);
+	pr_uint(PR_ANY, "grants", t->grants);
+	pr_uint(PR_ANY, "revokes", t->revokes);
+	pr_uint(PR_ANY, "remote_invalidations", t->remote_invalidations);
+	pr_uint(PR_ANY, "access_errors", t->access_errors);
+	pr_uint(PR_ANY, "bytes_granted", t->bytes_granted);
+	print_rejects(t->rejects);
+}
+
+/* A limit of a tenant's; 0, none, is "-" in text and 0 in JSON. */
+static void pr_limit(const char *key, uint64_t limit)
+{
+	if (limit) {
+		pr_uint(PR_ANY, key, limit);
+	} else {
+		pr_str(PR_TEXT, key, "-");
+		pr_uint(PR_JSON, key, 0);
+	}
+}
+
 static void print_tenant(struct mw *mw, const union mw_info *info)
 {
 	const struct mwin_tenant_info *t = &info->tenant;
@@ -156,18 +188,12 @@ static void print_tenant(struct mw *mw, const union mw_info *info)
 	}
 	pr_uint(PR_ANY, "max_conns", t->max_conns);
 	/* 0: no limit but the module's (text: "-") */
-	if (t->max_windows) {
-		pr_uint(PR_ANY, "max_windows", t->max_windows);
-	} else {
-		pr_str(PR_TEXT, "max_windows", "-");
-		pr_uint(PR_JSON, "max_windows", 0);
-	}
+	pr_limit("max_windows", t->max_windows);
+	pr_limit("max_bytes", t->max_bytes);
 	pr_uint(PR_ANY, "conns", t->nr_conns);
 	pr_uint(PR_ANY, "windows", t->nr_windows);
-	if (mw->details) {
-		pr_uint(PR_ANY, "connects", t->connects);
-		print_rejects(t->rejects);
-	}
+	if (mw->details)
+		print_tenant_counters(t);
 }
 
 static int get_tenant(int fd, uint32_t id, uint32_t flags, union mw_info *info)
@@ -197,6 +223,13 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+void tenant_arg_check(const char *arg)
+{
+	if (!name_ok(arg))
+		usage_err("bad tenant name '%s' (1 to %d of A-Z a-z 0-9 . _ -)",
+			  arg, MWIN_TENANT_NAME_MAX - 1);
+}
+
 /* The positional NAME (or ID) of a command, checked. */
 static const char *take_name(struct mw *mw)
 {
@@ -210,9 +243,7 @@ static const char *take_name(struct mw *mw)
 		exit(0);
 	}
 	s = mw->argv[0];
-	if (!name_ok(s))
-		usage_err("bad tenant name '%s' (1 to %d of A-Z a-z 0-9 . _ -)",
-			  s, MWIN_TENANT_NAME_MAX - 1);
+	tenant_arg_check(s);
 	mw->argc--;
 	mw->argv++;
 	return s;
@@ -267,6 +298,31 @@ static void find_tenant(struct mw *mw, const char *arg, bool change,
 		die("no tenant %s", arg);
 	if (ret)
 		cmd_failed(mw, ret);
+}
+
+uint32_t tenant_arg_id(struct mw *mw, const char *arg, char *name,
+		       size_t len)
+{
+	struct mwin_tenant_info t;
+	uint32_t id;
+	int ret = mwin_tenant_find(mw->fd, arg, &t);
+
+	if (!ret) {
+		char buf[sizeof(t.name) + 1];
+
+		snprintf(name, len, "%s", name_str(buf, t.name, sizeof(t.name)));
+		return t.id;
+	}
+	if (ret != -ENOENT)
+		cmd_failed(mw, ret);
+	/*
+	 * Not a name the caller sees: an id, for the module to say whether
+	 * there is such a tenant the caller may grant to (ENOENT if not).
+	 */
+	if (!id_of(arg, &id))
+		die("no tenant %s", arg);
+	tenant_name(mw, id, name, len);
+	return id;
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -437,6 +493,7 @@ static uint32_t parse_fields(struct mw *mw, struct mwin_tenant_info *t)
 		KW("allow", KW_STR, "ADDR[/PREFIX]", false),
 		KW("max-conns", KW_STR, "N", false),
 		KW("max-windows", KW_STR, "N", false),
+		KW("max-bytes", KW_SIZE, "SIZE", false),
 		KW("owner", KW_STR, "USER", false),
 		{ 0 },
 	};
@@ -458,6 +515,10 @@ static uint32_t parse_fields(struct mw *mw, struct mwin_tenant_info *t)
 		t->max_windows = count_arg("max-windows",
 					   kw_find(kws, "max-windows")->s);
 		flags |= MWIN_TENANT_SET_MAX_WINDOWS;
+	}
+	if (kw_set(kws, "max-bytes")) {
+		t->max_bytes = kw_u(kws, "max-bytes");
+		flags |= MWIN_TENANT_SET_MAX_BYTES;
 	}
 	if (kw_set(kws, "owner")) {
 		t->owner = owner_arg(kw_find(kws, "owner")->s);
@@ -559,7 +620,7 @@ static int tenant_set(struct mw *mw)
 
 	t.flags = parse_fields(mw, &t);
 	if (!t.flags)
-		usage_err("tenant set needs something to change (key, allow, max-conns, max-windows, owner)");
+		usage_err("tenant set needs something to change (key, allow, max-conns, max-windows, max-bytes, owner)");
 	mw_open(mw);
 	find_tenant(mw, arg, true, &cur);
 	t.id = cur.id;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mwctl window: a byte range of a region with remote rights and an rkey,
- * granted to one peer. A failed bind is explained in the module's terms
- * (bind_failed()): which limit, which other window, which device.
+ * granted to one peer, or to a tenant as a whole (its rkey then works
+ * through every connection of the tenant). A failed bind is explained in
+ * the module's terms (bind_failed()): which limit, which other window,
+ * which device, which grantee.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,12 +18,14 @@ static int usage_window(struct mw *mw)
 {
 	(void)mw;
 	fputs("Usage: mwctl window [ show [ ID ] ]\n"
-	      "       mwctl window create region ID peer ID [ offset OFF ] len LEN access ACCESS\n"
-	      "                           [ overlap ] [ quiet ]\n"
+	      "       mwctl window create region ID { peer ID | tenant { NAME | ID } }\n"
+	      "                           [ offset OFF ] len LEN access ACCESS [ overlap ] [ quiet ]\n"
 	      "       mwctl window rebind ID [ offset OFF ] [ len LEN ] [ access ACCESS ]\n"
-	      "                           [ peer ID ] [ overlap ]\n"
+	      "                           [ peer ID | tenant { NAME | ID } ] [ overlap ]\n"
 	      "       mwctl window invalidate ID\n"
 	      "       mwctl window destroy ID\n"
+	      "peer: grant the window to that connection; tenant: to the tenant as a whole,\n"
+	      "its rkey working through each of its connections, each sent the grant.\n"
 	      "ACCESS: letters r (read), w (write), a (atomic), e.g. rw.\n"
 	      "OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
 	      "overlap: allow the window to overlap other windows of its region.\n"
@@ -34,12 +38,15 @@ static int usage_window(struct mw *mw)
 static void print_window(struct mw *mw, const union mw_info *info)
 {
 	const struct mwin_window_info *w = &info->window;
-	char acc[5];
+	char acc[5], tenant[MWIN_TENANT_NAME_MAX + 1];
 
 	pr_label("window");
 	pr_uint(PR_ANY, "id", w->id);
 	pr_uint(PR_ANY, "region", w->region);
 	pr_uint(PR_ANY, "peer", w->peer);
+	pr_str(PR_ANY, "tenant", tenant_name(mw, w->tenant, tenant,
+					     sizeof(tenant)));
+	pr_uint(PR_JSON, "tenant_id", w->tenant);
 	pr_str(PR_ANY, "state", mwin_window_state_name(w->state));
 	pr_hex(PR_ANY, "rkey", w->rkey, 8);
 	pr_hex(PR_ANY, "iova", w->iova, 0);
@@ -89,6 +96,7 @@ static void window_result(struct mw *mw, uint32_t id,
 		if (b) {
 			w->region = b->region;
 			w->peer = b->peer;
+			w->tenant = b->tenant;
 			w->state = MWIN_WINDOW_BOUND;
 			w->access = b->access;
 			w->rkey = b->rkey;
@@ -98,6 +106,88 @@ static void window_result(struct mw *mw, uint32_t id,
 		}
 	}
 	print_one(mw, &window_object, &info);
+}
+
+/*
+ * Whom a bind grants the window to, for the messages: one peer, or a
+ * tenant as a whole (then @peer is 0).
+ */
+struct grantee {
+	uint32_t peer;
+	uint32_t tenant;
+	char name[MWIN_TENANT_NAME_MAX + 1];	/* the tenant's, or its id */
+};
+
+/*
+ * Usage errors of the keywords peer and tenant: one of them, not both;
+ * one at least when @required (create).
+ */
+static void check_grantee(struct mw *mw, struct kw *kws, bool required)
+{
+	bool peer = kw_set(kws, "peer"), tenant = kw_set(kws, "tenant");
+
+	if (peer && tenant)
+		usage_err("window %s takes 'peer ID' or 'tenant NAME', not both",
+			  mw->cmd);
+	if (required && !peer && !tenant)
+		usage_err("window %s needs 'peer ID' or 'tenant NAME'", mw->cmd);
+	if (tenant)
+		tenant_arg_check(kw_find(kws, "tenant")->s);
+}
+
+/*
+ * The grantee the keywords name into @g; when they name none, window
+ * @w's (NULL: none), which a rebind keeps.
+ */
+static void grantee_of(struct mw *mw, struct kw *kws,
+		       const struct mwin_window_info *w, struct grantee *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (kw_set(kws, "tenant")) {
+		g->tenant = tenant_arg_id(mw, kw_find(kws, "tenant")->s,
+					  g->name, sizeof(g->name));
+	} else if (kw_set(kws, "peer")) {
+		g->peer = (uint32_t)kw_u(kws, "peer");
+	} else if (w && w->tenant) {
+		g->tenant = w->tenant;
+		tenant_name(mw, w->tenant, g->name, sizeof(g->name));
+	} else if (w) {
+		g->peer = w->peer;
+	}
+}
+
+/* A device name as struct mwin_peer_info has it, and a NUL. */
+#define DEV_NAME_LEN	(sizeof(((struct mwin_peer_info *)0)->dev_name) + 1)
+
+/* The first connection of tenant @tenant into @p; false when none. */
+static bool tenant_conn(struct mw *mw, uint32_t tenant,
+			struct mwin_peer_info *p)
+{
+	uint32_t id = 0;
+
+	while (!mwin_peer_get(mw->fd, id, MWIN_GET_NEXT, p)) {
+		if (p->tenant == tenant)
+			return true;
+		id = p->id;
+	}
+	return false;
+}
+
+/*
+ * The device the window is mapped for: its peer's, or for a tenant that
+ * of one of its connections. Its name into @dev (left as it is when there
+ * is no such connection), its limits into @d.
+ */
+static bool grantee_dev(struct mw *mw, const struct grantee *g,
+			char dev[DEV_NAME_LEN], struct mwin_dev_info *d)
+{
+	struct mwin_peer_info p;
+	bool found = g->tenant ? tenant_conn(mw, g->tenant, &p) :
+		     g->peer && !mwin_peer_get(mw->fd, g->peer, 0, &p);
+
+	if (!found)
+		return false;
+	return find_dev(mw, name_str(dev, p.dev_name, sizeof(p.dev_name)), d);
 }
 
 /* the first other window of @region that meets [off, off + len) */
@@ -138,8 +228,9 @@ too_big(const struct mwin_window_bind *b, const struct mwin_dev_info *d,
 	    pages, dev, d->max_pages, ps);
 }
 
-/* ENOENT: which of the window, its region and its peer is missing */
-static void no_such(struct mw *mw, uint32_t id, uint32_t region, uint32_t peer)
+/* ENOENT: which of the window, its region and its grantee is missing */
+static void no_such(struct mw *mw, uint32_t id, uint32_t region,
+		    const struct grantee *g)
 {
 	union mw_info info;
 
@@ -147,8 +238,82 @@ static void no_such(struct mw *mw, uint32_t id, uint32_t region, uint32_t peer)
 		die("no window %u", id);
 	if (region && mwin_region_get(mw->fd, region, 0, &info.region) == -ENOENT)
 		die("no region %u", region);
-	if (peer && mwin_peer_get(mw->fd, peer, 0, &info.peer) == -ENOENT)
-		die("no peer %u", peer);
+	if (g->peer && mwin_peer_get(mw->fd, g->peer, 0, &info.peer) == -ENOENT)
+		die("no peer %u", g->peer);
+	if (g->tenant &&
+	    mwin_tenant_get(mw->fd, g->tenant, 0, &info.tenant) == -ENOENT)
+		die("no tenant %s", g->name);
+}
+
+/* ENOTCONN: the grantee has no connection the window can be bound to */
+static void __attribute__((noreturn))
+not_connected(struct mw *mw, const char *who, const struct grantee *g)
+{
+	struct mwin_peer_info p;
+
+	if (g->tenant)
+		die("tenant %s has no connection that proved its key", g->name);
+	if (g->peer && !mwin_peer_get(mw->fd, g->peer, 0, &p) &&
+	    p.state == MWIN_PEER_AUTHENTICATING)
+		die("peer %u has not proved its tenant's key yet", g->peer);
+	if (g->peer)
+		die("peer %u is gone", g->peer);
+	die("%s is unbound (its peer is gone); pass 'peer ID' or 'tenant NAME'",
+	    who);
+}
+
+/* EDQUOT of tenant @t's max_bytes, which @who names */
+static void __attribute__((noreturn))
+over_bytes(const char *who, const struct mwin_window_bind *b,
+	   const struct mwin_tenant_info *t)
+{
+	char a[32], c[32], d[32];
+
+	die("a window of %s would take %s past its max-bytes (%s of %s bound)",
+	    human(b->length, a, sizeof(a)), who,
+	    human(t->bytes_granted, c, sizeof(c)),
+	    human(t->max_bytes, d, sizeof(d)));
+}
+
+/* EDQUOT: which limit of the grantee's tenant the window would pass */
+static void __attribute__((noreturn))
+over_quota(struct mw *mw, const struct grantee *g,
+	   const struct mwin_window_bind *b)
+{
+	struct mwin_tenant_info t;
+	struct mwin_peer_info p;
+	char who[MWIN_TENANT_NAME_MAX + 32];
+	uint32_t id = g->tenant;
+
+	if (g->tenant) {
+		snprintf(who, sizeof(who), "tenant %s", g->name);
+	} else {
+		snprintf(who, sizeof(who), "peer %u's tenant", g->peer);
+		if (!mwin_peer_get(mw->fd, g->peer, 0, &p))
+			id = p.tenant;
+	}
+	if (id && !mwin_tenant_get(mw->fd, id, 0, &t)) {
+		if (t.max_windows && t.nr_windows >= t.max_windows)
+			die("%s has its max-windows windows bound (%u)", who,
+			    t.max_windows);
+		if (t.max_bytes)
+			over_bytes(who, b, &t);
+	}
+	die("%s has its max-windows windows or its max-bytes bytes bound", who);
+}
+
+/*
+ * EPERM: a tenant's peer, of a tenant the caller does not own. (A
+ * tenant named as the grantee is one the caller does not see: ENOENT.)
+ */
+static void __attribute__((noreturn))
+not_owner(const struct grantee *g)
+{
+	if (g->tenant)
+		die("tenant %s is not yours (its owner and CAP_SYS_ADMIN grant to it)",
+		    g->name);
+	die("peer %u belongs to a tenant that is not yours (its owner and CAP_SYS_ADMIN grant to it)",
+	    g->peer);
 }
 
 /* EBUSY: the window of the region that @b overlaps */
@@ -168,55 +333,46 @@ overlaps(struct mw *mw, const char *who, uint32_t id, uint32_t region,
 
 /*
  * Explain a failed WINDOW_CREATE (@id 0) or WINDOW_REBIND of window @id in
- * this module's terms, and exit. @region is the window's region, @peer the
- * peer it was to be granted to (0: a rebind that kept an unknown peer).
+ * this module's terms, and exit. @region is the window's region, @g whom
+ * it was to be granted to (none: a rebind that kept an unknown peer).
  */
 static void __attribute__((noreturn))
 bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
-	    uint32_t peer, const struct mwin_window_bind *b)
+	    const struct grantee *g, const struct mwin_window_bind *b)
 {
 	const char *what = id ? "window rebind" : "window create";
 	char who[32];
 	struct mwin_region_info r;
-	struct mwin_peer_info p;
 	struct mwin_window_info w;
 	struct mwin_dev_info d;
 	struct mwin_info info;
-	bool have_dev = false;
-	char dev[sizeof(p.dev_name) + 1] = "the device";
+	bool have_dev;
+	char dev[DEV_NAME_LEN] = "the device";
 
 	if (id)
 		snprintf(who, sizeof(who), "window %u", id);
 	else
 		snprintf(who, sizeof(who), "new window");
 
-	/* most errors are about the device of the peer */
-	if (peer && !mwin_peer_get(mw->fd, peer, 0, &p))
-		have_dev = find_dev(mw, name_str(dev, p.dev_name,
-						 sizeof(p.dev_name)), &d);
+	/* most errors are about the device of the grantee */
+	have_dev = grantee_dev(mw, g, dev, &d);
 
 	switch (err) {
 	case -ENOENT:
-		no_such(mw, id, region, peer);
+		no_such(mw, id, region, g);
 		break;
 	case -ENOTCONN:
-		if (peer && !mwin_peer_get(mw->fd, peer, 0, &p) &&
-		    p.state == MWIN_PEER_AUTHENTICATING)
-			die("peer %u has not proved its tenant's key yet", peer);
-		if (peer)
-			die("peer %u is gone", peer);
-		die("%s is unbound (its peer is gone); pass 'peer ID'", who);
+		not_connected(mw, who, g);
 	case -EDQUOT:
-		die("peer %u's tenant has its max-windows windows bound", peer);
+		over_quota(mw, g, b);
 	case -EPERM:
-		die("peer %u belongs to a tenant that is not yours (its owner and CAP_SYS_ADMIN grant to it)",
-		    peer);
+		not_owner(g);
 	case -EBUSY:
 		overlaps(mw, who, id, region, b);
 	case -E2BIG:
 		if (have_dev)
 			too_big(b, &d, dev);
-		die("window larger than the peer's device can map; use a smaller len");
+		die("window larger than the grantee's device can map; use a smaller len");
 	case -ERANGE:
 		if (!mwin_region_get(mw->fd, region, 0, &r))
 			die("offset %" PRIu64 " len %" PRIu64 " leaves region %u (%" PRIu64 " bytes)",
@@ -254,7 +410,8 @@ static int window_create(struct mw *mw)
 {
 	struct kw kws[] = {
 		KW("region", KW_ID, "ID", true),
-		KW("peer", KW_ID, "ID", true),
+		KW("peer", KW_ID, "ID", false),
+		KW("tenant", KW_STR, "NAME", false),
 		KW("offset", KW_SIZE, "OFF", false),
 		KW("len", KW_SIZE, "LEN", true),
 		KW("access", KW_ACCESS, "ACCESS", true),
@@ -263,21 +420,25 @@ static int window_create(struct mw *mw)
 		{ 0 },
 	};
 	struct mwin_window_bind b = { 0 };
+	struct grantee g;
 	int ret;
 
 	parse_kws(mw, kws);
 	kw_nonzero(kws, "len");
+	check_grantee(mw, kws, true);
 	b.region = (uint32_t)kw_u(kws, "region");
-	b.peer = (uint32_t)kw_u(kws, "peer");
 	b.offset = kw_u(kws, "offset");
 	b.length = kw_u(kws, "len");
 	b.access = (uint32_t)kw_u(kws, "access");
 	b.flags = (kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0) |
 		  (kw_set(kws, "quiet") ? MWIN_WINDOW_QUIET : 0);
 	mw_open(mw);
+	grantee_of(mw, kws, NULL, &g);
+	b.peer = g.peer;
+	b.tenant = g.tenant;
 	ret = mwin_window_create(mw->fd, &b);
 	if (ret)
-		bind_failed(mw, ret, 0, b.region, b.peer, &b);
+		bind_failed(mw, ret, 0, b.region, &g, &b);
 	window_result(mw, b.id, &b);
 	return 0;
 }
@@ -289,18 +450,21 @@ static int window_rebind(struct mw *mw)
 		KW("len", KW_SIZE, "LEN", false),
 		KW("access", KW_ACCESS, "ACCESS", false),
 		KW("peer", KW_ID, "ID", false),
+		KW("tenant", KW_STR, "NAME", false),
 		KW("overlap", KW_FLAG, "", false),
 		{ 0 },
 	};
 	struct mwin_window_bind b = { 0 };
 	const struct mwin_window_info *w;
 	union mw_info info;
+	struct grantee g;
 	uint32_t id;
 	int ret;
 
 	id = take_id(mw);
 	parse_kws(mw, kws);
 	kw_nonzero(kws, "len");
+	check_grantee(mw, kws, false);
 	mw_open(mw);
 	mw_get(mw, &window_object, id, &info);
 	w = &info.window;
@@ -312,18 +476,45 @@ static int window_rebind(struct mw *mw)
 	b.length = kw_set(kws, "len") ? kw_u(kws, "len") : w->length;
 	b.access = kw_set(kws, "access") ? (uint32_t)kw_u(kws, "access") :
 					   w->access;
-	b.peer = kw_set(kws, "peer") ? (uint32_t)kw_u(kws, "peer") : 0;
 	b.flags = kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0;
-	if (!b.peer && !w->peer)
-		die("window %u is unbound (its peer is gone); pass 'peer ID'", id);
+	/* none given: the module keeps the window's peer or tenant */
+	grantee_of(mw, kws, w, &g);
+	if (kw_set(kws, "peer") || kw_set(kws, "tenant")) {
+		b.peer = g.peer;
+		b.tenant = g.tenant;
+	}
+	if (!g.peer && !g.tenant)
+		die("window %u is unbound (its peer is gone); pass 'peer ID' or 'tenant NAME'",
+		    id);
 	ret = mwin_window_rebind(mw->fd, &b);
 	if (ret)
-		bind_failed(mw, ret, id, w->region, b.peer ? b.peer : w->peer, &b);
+		bind_failed(mw, ret, id, w->region, &g, &b);
 	b.region = w->region;
-	if (!b.peer)
+	if (!b.peer && !b.tenant) {
 		b.peer = w->peer;
+		b.tenant = w->tenant;
+	}
 	window_result(mw, id, &b);
 	return 0;
+}
+
+/* ENOTCONN: whose connection window @id has lost */
+static void __attribute__((noreturn))
+invalidate_not_connected(struct mw *mw, uint32_t id)
+{
+	struct mwin_window_info w;
+
+	if (mwin_window_get(mw->fd, id, 0, &w))
+		die("window %u: its peer is gone", id);
+	if (w.peer)
+		die("peer %u of window %u is gone", w.peer, id);
+	if (w.tenant) {
+		char name[MWIN_TENANT_NAME_MAX + 1];
+
+		die("window %u: tenant %s has no connection that proved its key",
+		    id, tenant_name(mw, w.tenant, name, sizeof(name)));
+	}
+	die("window %u: its peer is gone", id);
 }
 
 static int window_invalidate(struct mw *mw)
@@ -336,11 +527,8 @@ static int window_invalidate(struct mw *mw)
 	no_args(mw);
 	mw_open(mw);
 	ret = mwin_window_invalidate(mw->fd, id);
-	if (ret == -ENOTCONN) {
-		if (!mwin_window_get(mw->fd, id, 0, &w) && w.peer)
-			die("peer %u of window %u is gone", w.peer, id);
-		die("window %u: its peer is gone", id);
-	}
+	if (ret == -ENOTCONN)
+		invalidate_not_connected(mw, id);
 	if (ret == -EIO && !mwin_window_get(mw->fd, id, 0, &w) &&
 	    w.state == MWIN_WINDOW_BROKEN)
 		die("window %u is broken: it can only be destroyed", id);
