@@ -7,9 +7,11 @@
 # and runs itself there with --guest. In the guest: load mwin.ko, make a
 # tenant with a key (a stranger is refused), start a remote peer of that
 # tenant (build/tools/mwpeer) as a coprocess, make a region and a
-# window with mwctl, have the peer write and read through the window, show
-# the bytes, rebind the window read-only (the peer's write fails), give it
-# to a new connection, invalidate it (the peer's read fails), clean up.
+# window for the tenant with mwctl, have the peer write and read through
+# the window, show the bytes, rebind the window read-only (the peer's
+# write fails, which drops its connection), see the module grant the
+# window again to the tenant's next connection, invalidate it (the peer's
+# read fails), clean up.
 # Each step prints "$ command" and its output ("peer>" lines go to the
 # peer's stdin, "peer<" lines are what it answers). Exits non-zero as soon
 # as a step does not behave as described.
@@ -139,10 +141,11 @@ step mwctl peer show
 grep -q "^peer $P .* state connected" <<<"$OUT" || fail "peer $P is not connected"
 grep -q "^peer $P .*tenant acme" <<<"$OUT" || fail "peer $P is not acme's"
 
-say "Pinned kernel memory, and a window on 8 KiB of it for that peer only."
+say "Pinned kernel memory, and a window on 8 KiB of it for tenant acme: its rkey works"
+say "through every connection of acme, and through nobody else's."
 step mwctl region create size 64K
 R=$(tget region "$OUT")
-step mwctl window create region "$R" peer "$P" offset 4K len 8K access rw
+step mwctl window create region "$R" tenant acme offset 4K len 8K access rw
 W=$(tget window "$OUT")
 RKEY=$(tget rkey "$OUT")
 IOVA=$(tget iova "$OUT")
@@ -166,16 +169,21 @@ peer_msgs grant
 peer write "$RKEY2" "$IOVA" "$(hex "overwritten!!!")"
 [ "$(jget status "$ANSWER")" != success ] || fail "the peer wrote to a read-only window"
 
-say "A failed access breaks the peer's connection: the module drops it, and the window waits unbound."
+say "A failed access breaks that connection, not the grant: acme had no other one, so"
+say "the window's rkey died with it, and the window waits, still acme's."
 for _ in $(seq 100); do [ "$(window_state "$W")" = unbound ] && break; sleep 0.1; done
 step mwctl window show "$W"
 [ "$(tget state "$OUT")" = unbound ] || fail "window $W is not unbound"
+grep -q " tenant acme" <<<"$OUT" || fail "window $W is no longer acme's"
+say "acme reconnects: the module binds the window again, with a new rkey, and tells it."
 peer reconnect
 P2=$(jget peer "$ANSWER")
 [ -n "$P2" ] && [ "$P2" != "$P" ] || fail "the peer did not reconnect"
-step mwctl window rebind "$W" peer "$P2"
-RKEY3=$(tget rkey "$OUT")
 peer_msgs grant
+RKEY3=$(jget rkey "$ANSWER")
+[ -n "$RKEY3" ] && [ "$RKEY3" != "$((RKEY2))" ] || fail "the window was not granted again with a new rkey"
+step mwctl window show "$W"
+[ "$(tget state "$OUT")" = bound ] || fail "window $W is not bound again"
 peer read "$RKEY3" "$IOVA" ${#MSG}
 [ "$(jget data "$ANSWER")" = "$(hex "$MSG")" ] || fail "the window does not hold the first bytes"
 
