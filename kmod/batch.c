@@ -49,6 +49,7 @@ struct batch_chain {
 	struct ib_send_wr *last;
 	struct batch_item *last_item;
 	int error;
+	u64 ns;		/* from the post to the completion, then its time */
 };
 
 struct batch {
@@ -177,6 +178,7 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 		goto out;
 	}
 	set_bit(key, w->keys_used);
+	mwin_count(w->peer, MWIN_STAT_KEYS_SPENT, 1);
 	it->key = key;
 	it->reg = true;
 
@@ -222,6 +224,7 @@ static int batch_post(struct batch_chain *c)
 	}
 	c->last->wr_cqe = &c->cqe;
 	c->last->send_flags = IB_SEND_SIGNALED;
+	c->ns = ktime_get_ns();
 	if (ib_post_send(c->p->qp, c->first, &bad_wr)) {
 		peer_cut_off(c->p);
 		if (bad_wr != c->first)
@@ -238,9 +241,11 @@ static void batch_wait(struct batch_chain *c)
 	if (c->error)
 		return;
 	if (verbs_wait(c->p, &c->done, c->deadline, false) > 0) {
+		c->ns = ktime_get_ns() - c->ns;
 		peer_ops_put(c->p, c->n);
 		return;
 	}
+	mwin_count(c->p, MWIN_STAT_TIMEOUTS, 1);
 	peer_cut_off(c->p);
 	if (!verbs_flushed(&c->done)) {
 		c->error = -ETIMEDOUT;
@@ -262,6 +267,7 @@ static void batch_finish(struct batch_item *it)
 	if (!status && it == c->last_item)
 		status = c->status;
 	ret = c->error ?: verbs_status_errno(w, status);
+	w->op_ns = c->ns;
 	if (ret) {
 		it->op->result = window_op_failed(w, ret, it->inv);
 	} else if (it->reg) {
@@ -270,7 +276,7 @@ static void batch_finish(struct batch_item *it)
 		it->op->rkey = w->rkey;
 		it->op->iova = window_offset(w);
 	} else {
-		window_invalidated(w);
+		window_invalidated(w, MWIN_REVOKE_INVALIDATE);
 		window_tell_revoke(w, it->old_rkey, MWIN_REVOKE_INVALIDATE,
 				   NULL);
 	}

@@ -119,7 +119,8 @@ static void mwin_remove_one(struct ib_device *ibdev, void *client_data)
 		spin_unlock(&dev->lock);
 		if (!p)
 			break;
-		peer_kill_sync(p, MWIN_DOWN_DEVICE);
+		peer_kill_sync(p, READ_ONCE(mwin_unloading) ?
+				  MWIN_DOWN_UNLOAD : MWIN_DOWN_DEVICE);
 		peer_put(p);
 	}
 

@@ -201,9 +201,10 @@ static int mwin_cmd_peer_get(struct mwin_ucmd *ucmd)
 {
 	struct mwin_peer_info *info = ucmd->cmd;
 
-	if (info->flags & ~MWIN_GET_NEXT)
+	if (info->flags & ~(MWIN_GET_NEXT | MWIN_GET_GONE))
 		return -EINVAL;
-	return peer_fill_info(info);
+	return info->flags & MWIN_GET_GONE ? peer_fill_gone(info) :
+	       peer_fill_info(info);
 }
 
 /* A peer is the host's, not an opener's: only an administrator drops one. */
@@ -320,6 +321,7 @@ union mwin_ucmd_buffer {
 	struct mwin_monitor monitor;
 	struct mwin_window_batch batch;
 	struct mwin_tenant_info tenant;
+	struct mwin_stats stats;
 };
 
 /* The command numbers of structs that grew encode their first version. */
@@ -385,6 +387,7 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP(TENANT_GET, tenant_get, struct mwin_tenant_info, rejects),
 	IOCTL_OP_W(TENANT_DESTROY, mwin_cmd_tenant_destroy,
 		   struct mwin_destroy, __reserved),
+	IOCTL_OP(STATS, mwin_stats_get, struct mwin_stats, rejects),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

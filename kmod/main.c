@@ -114,6 +114,8 @@ void mwin_test_delay(enum mwin_test_point point)
 #endif
 
 atomic64_t mwin_region_bytes;
+/* mwin_exit() runs: peers go for that reason, not their device's */
+bool mwin_unloading;
 atomic_t mwin_nr_windows;
 atomic_t mwin_nr_peers;
 struct workqueue_struct *mwin_wq;
@@ -198,6 +200,7 @@ static void __exit mwin_exit(void)
 {
 	misc_deregister(&mwin_misc);
 	peer_stop_listen();
+	WRITE_ONCE(mwin_unloading, true);
 	ib_unregister_client(&mwin_client);
 	mwin_obj_destroy_all(&mwin_window_type);
 	mwin_obj_destroy_all(&mwin_region_type);

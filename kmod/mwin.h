@@ -94,19 +94,14 @@
 /* rkeys a peer may still hand back after they were revoked: a batch's */
 #define MWIN_PEER_REVOKED	MWIN_BATCH_MAX
 
-/* Why a peer was torn down: the first reason wins. */
-enum mwin_peer_down {
-	MWIN_DOWN_DISCONNECT,	/* the peer, or the CM, closed the connection */
-	MWIN_DOWN_QP_ERROR,	/* a request failed: access error, retries */
-	MWIN_DOWN_KEEPALIVE,	/* no answer to a keepalive */
-	MWIN_DOWN_CUT_OFF,	/* a revoke did not complete in time */
-	MWIN_DOWN_OPERATOR,	/* MWIN_PEER_DISCONNECT */
-	MWIN_DOWN_DEVICE,	/* the RDMA device went away */
-	MWIN_DOWN_HOSTILE,	/* invalidated an rkey that is not its own */
-	MWIN_DOWN_NO_MESSAGES,	/* took no messages for op_timeout_ms */
-	MWIN_DOWN_BAD_PROOF,	/* its tenant proof did not verify */
-	MWIN_DOWN_NO_PROOF,	/* no tenant proof within op_timeout_ms */
-	MWIN_DOWN_TENANT,	/* its tenant was destroyed */
+/*
+ * Counters (stats.c): the module's, and each peer's and tenant's, by
+ * enum mwin_stat; peers gone by enum mwin_down_reason (the first reason
+ * wins).
+ */
+struct mwin_counters {
+	atomic64_t stats[MWIN_NR_STATS];
+	atomic64_t downs[MWIN_DOWN_SLOTS];
 };
 
 /* Module parameters. */
@@ -124,6 +119,7 @@ extern char *mwin_devices;
 extern char *mwin_listen;
 
 extern atomic64_t mwin_region_bytes;
+extern bool mwin_unloading;
 extern atomic_t mwin_nr_windows;
 extern atomic_t mwin_nr_peers;
 extern struct workqueue_struct *mwin_wq;
@@ -389,10 +385,7 @@ struct mwin_tenant_pd {
  * @nr_windows: windows bound to its peers now
  * @connects: connections admitted, ever
  * @rejects: refused connection attempts that named it, by reason
- * @grants: binds of windows granted to it or to its peers
- * @revokes: rkeys of those windows that died
- * @remote_invalidations: rkeys its peers handed back
- * @access_errors: its connections that ended on a failed request
+ * @counters: of its peers and windows, not under @lock
  * @bytes_granted: bytes of the windows bound to it or its peers
  * @max_bytes: the most @bytes_granted may be; 0: no limit
  * @pd_lock: @pds and their peer lists; a mutex: PDs are made under it
@@ -415,10 +408,7 @@ struct mwin_tenant {
 	u32 nr_windows;
 	u64 connects;
 	u64 rejects[MWIN_REJECT_SLOTS];
-	u64 grants;
-	u64 revokes;
-	u64 remote_invalidations;
-	u64 access_errors;
+	struct mwin_counters counters;
 	u64 bytes_granted;
 	u64 max_bytes;
 	struct mutex pd_lock;		/* @pds, and each one's @peers */
@@ -468,7 +458,7 @@ struct mwin_peer {
 #define MWIN_PEER_DRAINED	3	/* the teardown drained its QP */
 #define MWIN_PEER_AUTHENTIC	4	/* anonymous, or its tenant proof verified */
 #define MWIN_PEER_NEEDS_PROOF	5	/* its tenant has a key */
-	enum mwin_peer_down down_reason;
+	enum mwin_down_reason down_reason;
 	/* the CONNECT_REQUEST handler is done with the peer */
 	struct completion set_up;
 	/* the teardown is done with the peer (peer_wait_torn_down()) */
@@ -502,10 +492,7 @@ struct mwin_peer {
 	struct mwin_wire_msg *recv_msgs;
 	u64 recv_dma;
 
-	atomic64_t msgs_sent;
-	atomic64_t msgs_received;
-	atomic64_t remote_invalidations;
-	atomic64_t rejected_invalidations;
+	struct mwin_counters counters;
 };
 
 struct mwin_recv {
@@ -572,6 +559,8 @@ struct mwin_window {
 	struct ib_cqe reg_cqe;
 	struct completion done;
 	int wc_status;
+	/* ns from its post to its completion, for the revoke tracepoint */
+	u64 op_ns;
 
 	u64 binds;
 	u64 invalidations;
@@ -587,6 +576,12 @@ static inline u64 window_length(const struct mwin_window *w)
 {
 	return w->range.last - w->range.start + 1;
 }
+
+/* stats.c */
+void mwin_count(struct mwin_peer *p, enum mwin_stat s, s64 n);
+void mwin_count_down(struct mwin_peer *p);
+u64 mwin_counter(const struct mwin_counters *c, enum mwin_stat s);
+int mwin_stats_get(struct mwin_ucmd *ucmd);
 
 /* ioctl.c */
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
@@ -660,7 +655,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
 void window_forget_tenant(struct mwin_tenant *t);
 void window_bound(struct mwin_window *w, u32 access, bool inv);
-void window_invalidated(struct mwin_window *w);
+void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why);
 void window_tell_grant(struct mwin_window *w, const u32 *replaced);
 void window_tell_revoke(struct mwin_window *w, u32 rkey,
 			enum mwin_wire_reason why, struct mwin_peer *not);
@@ -697,7 +692,6 @@ void tenant_add_peer(struct mwin_tenant *t, struct mwin_peer *p);
 void tenant_del_peer(struct mwin_tenant *t, struct mwin_peer *p);
 struct mwin_tenant *tenant_lookup(u32 id, const struct mwin_caller *c);
 bool tenant_alive(const struct mwin_tenant *t);
-void tenant_count(struct mwin_tenant *t, u64 *counter, s64 n);
 int tenant_pd_join(struct mwin_peer *p);
 void tenant_pd_leave(struct mwin_peer *p);
 void tenant_pd_get(struct mwin_tenant_pd *tpd);
@@ -763,8 +757,9 @@ int peer_listen(void);
 void peer_stop_listen(void);
 struct mwin_peer *peer_get(u32 id);
 void peer_put(struct mwin_peer *p);
-void peer_kill(struct mwin_peer *p, enum mwin_peer_down why);
-void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why);
+void peer_kill(struct mwin_peer *p, enum mwin_down_reason why);
+void peer_kill_sync(struct mwin_peer *p, enum mwin_down_reason why);
+const char *peer_down_name(enum mwin_down_reason why);
 int peer_wait_torn_down(struct mwin_peer *p);
 void peer_cut_off(struct mwin_peer *p);
 void peer_cut_off_qp(struct mwin_peer *p);
@@ -777,6 +772,7 @@ void peer_note_revoked(struct mwin_peer *p, u32 rkey);
 bool peer_revoked(struct mwin_peer *p, u32 rkey);
 int peer_disconnect(u32 id);
 int peer_fill_info(struct mwin_peer_info *info);
+int peer_fill_gone(struct mwin_peer_info *info);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);

@@ -19,6 +19,7 @@
 #include <rdma/ib_cm.h>
 
 #include "mwin.h"
+#include "trace.h"
 
 /* window operations, messages, one keepalive, the kicks and the drain */
 #define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1 + \
@@ -57,9 +58,10 @@ void peer_put(struct mwin_peer *p)
 	mwin_obj_put(&p->obj);
 }
 
-static const char *const peer_down_why[] = {
+/* For the log: each enum mwin_down_reason explained. */
+static const char *const peer_down_why[MWIN_DOWN_SLOTS] = {
 	[MWIN_DOWN_DISCONNECT] = "disconnected",
-	[MWIN_DOWN_QP_ERROR] = "a request failed",
+	[MWIN_DOWN_QP_ERROR] = "a request failed (a remote access error?)",
 	[MWIN_DOWN_KEEPALIVE] = "no answer to a keepalive",
 	[MWIN_DOWN_CUT_OFF] = "cut off: a revoke did not complete in time",
 	[MWIN_DOWN_OPERATOR] = "disconnected by the operator",
@@ -69,14 +71,22 @@ static const char *const peer_down_why[] = {
 	[MWIN_DOWN_BAD_PROOF] = "its tenant proof did not verify",
 	[MWIN_DOWN_NO_PROOF] = "sent no tenant proof in time",
 	[MWIN_DOWN_TENANT] = "its tenant was destroyed",
+	[MWIN_DOWN_UNLOAD] = "module unloaded",
+	[MWIN_DOWN_QP_EVENT] = "the device reported its QP broken",
 };
+
+const char *peer_down_name(enum mwin_down_reason why)
+{
+	return why < MWIN_DOWN_SLOTS && peer_down_why[why] ?
+	       peer_down_why[why] : "unknown";
+}
 
 /**
  * peer_kill() - tear a peer down, once, from a work item
  * @p: peer
  * @why: the reason, kept when it is the first
  */
-void peer_kill(struct mwin_peer *p, enum mwin_peer_down why)
+void peer_kill(struct mwin_peer *p, enum mwin_down_reason why)
 {
 	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags)) {
 		p->down_reason = why;
@@ -89,7 +99,7 @@ void peer_kill(struct mwin_peer *p, enum mwin_peer_down why)
  * and a batch whose chain the device did not even flush (its memory must
  * outlive the device's use of it) wait this way.
  */
-void peer_kill_sync(struct mwin_peer *p, enum mwin_peer_down why)
+void peer_kill_sync(struct mwin_peer *p, enum mwin_down_reason why)
 {
 	peer_kill(p, why);
 	flush_work(&p->teardown_work);
@@ -141,6 +151,8 @@ void peer_cut_off_qp(struct mwin_peer *p)
 	int ret;
 
 	if (!test_and_set_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
+		trace_mwin_cut_off(p);
+		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
 		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
 		if (ret)
 			pr_err_ratelimited("mwin: peer %u: cannot move its QP to error: %d\n",
@@ -273,7 +285,7 @@ static void peer_post_open(struct mwin_peer *p)
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
-	atomic64_add(p->send_queued, &p->msgs_sent);
+	mwin_count(p, MWIN_STAT_MSGS_SENT, p->send_queued);
 	p->sends_inflight++;
 	p->send_open = (p->send_open + 1) % MWIN_SEND_DEPTH;
 	p->send_queued = 0;
@@ -287,6 +299,17 @@ static bool peer_slot_free(struct mwin_peer *p)
 }
 
 /* Queue @n messages; post them unless a holder will. */
+static void peer_trace_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
+{
+	u32 window = le32_to_cpu(m->window), rkey = le32_to_cpu(m->rkey);
+
+	if (m->type == MWIN_WIRE_GRANT)
+		trace_mwin_msg_grant(window, p->obj.id, rkey, 0, p->seq);
+	else
+		trace_mwin_msg_revoke(window, p->obj.id, rkey,
+				      le16_to_cpu(m->access), p->seq);
+}
+
 static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
 			    unsigned int n)
 {
@@ -303,6 +326,7 @@ static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
 			continue;
 		}
 		m->seq = cpu_to_le32(++p->seq);
+		peer_trace_msg(p, m);
 		slot = p->send_msgs + p->send_open * MWIN_WIRE_MSGS_PER_SEND;
 		slot[p->send_queued++] = *m++;
 		n--;
@@ -534,6 +558,7 @@ void peer_queue_regrant(struct mwin_peer *p)
 static void peer_up(struct mwin_peer *p)
 {
 	p->state = MWIN_PEER_CONNECTED;
+	trace_mwin_peer_up(p);
 	peer_keepalive_arm(p);
 	if (p->tenant)
 		peer_queue_regrant(p);
@@ -622,7 +647,7 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 		return;
 	}
-	atomic64_inc(&p->msgs_received);
+	mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);
 	/* done by the device whoever sent it: hostile before the proof */
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		mwin_test_delay(MWIN_TEST_REMOTE_INV);
@@ -745,6 +770,38 @@ static int peer_qp_ready(struct mwin_peer *p,
 	       peer_qp_to(p, IB_QPS_RTS, param);
 }
 
+/*
+ * The device's asynchronous events on a peer's QP: counted and traced.
+ * One that says the QP is broken tears the peer down (rxe reports few; a
+ * broken QP's receives complete flushed as well). A first request that
+ * came before the RTU establishes the connection, as the CM is told.
+ */
+static void peer_qp_event(struct ib_event *ev, void *context)
+{
+	struct mwin_peer *p = context;
+
+	trace_mwin_qp_event(p, ev->event);
+	mwin_count(p, MWIN_STAT_QP_EVENTS, 1);
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		rdma_notify(p->cm_id, ev->event);
+		break;
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+		pr_info_ratelimited("mwin: peer %u: %s\n", p->obj.id,
+				    ib_event_msg(ev->event));
+		/* an access error, as the failed request it reports */
+		if (ev->event == IB_EVENT_QP_ACCESS_ERR)
+			mwin_count(p, MWIN_STAT_QP_ACCESS_ERRORS, 1);
+		peer_kill(p, ev->event == IB_EVENT_QP_ACCESS_ERR ?
+			  MWIN_DOWN_QP_ERROR : MWIN_DOWN_QP_EVENT);
+		break;
+	default:
+		break;
+	}
+}
+
 static int peer_create_qp(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
@@ -763,6 +820,8 @@ static int peer_create_qp(struct mwin_peer *p)
 	if (IS_ERR(p->recv_cq))
 		return PTR_ERR(p->recv_cq);
 
+	attr.event_handler = peer_qp_event;
+	attr.qp_context = p;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.send_cq = p->send_cq;
@@ -790,6 +849,83 @@ static void peer_destroy_qp(struct mwin_peer *p)
 	if (!IS_ERR_OR_NULL(p->send_cq))
 		ib_free_cq(p->send_cq);
 	peer_put_pd(p);
+}
+
+/* What PEER_GET says of @p, into @info, whose id is @p's. */
+static void peer_info_of(struct mwin_peer *p, struct mwin_peer_info *info)
+{
+	spin_lock(&p->lock);
+	info->state = p->state;
+	info->nr_windows = p->nr_windows;
+	spin_unlock(&p->lock);
+	info->qpn = p->qpn;
+	strscpy(info->dev_name, p->dev_name, sizeof(info->dev_name));
+	BUILD_BUG_ON(sizeof(info->addr) < sizeof(p->addr));
+	memcpy(info->addr, &p->addr, sizeof(p->addr));
+	info->msgs_sent = mwin_counter(&p->counters, MWIN_STAT_MSGS_SENT);
+	info->msgs_received = mwin_counter(&p->counters,
+					   MWIN_STAT_MSGS_RECEIVED);
+	info->remote_invalidations =
+		mwin_counter(&p->counters, MWIN_STAT_REMOTE_INVALIDATIONS);
+	info->rejected_invalidations = mwin_counter(&p->counters,
+						    MWIN_STAT_ATTACKS);
+	info->tenant = p->tenant ? p->tenant->obj.id : 0;
+}
+
+int peer_fill_info(struct mwin_peer_info *info)
+{
+	struct mwin_peer *p;
+
+	p = to_peer(mwin_obj_find(&mwin_peer_type, &info->id,
+				  info->flags & MWIN_GET_NEXT, &mwin_module_caller));
+	if (!p)
+		return -ENOENT;
+	peer_info_of(p, info);
+	peer_put(p);
+	return 0;
+}
+
+/*
+ * The last MWIN_PEERS_GONE peers that went, as they were then, for
+ * PEER_GET with MWIN_GET_GONE: an operator that learns of a failure
+ * after the fact still finds the peer, and why it went.
+ */
+static struct mwin_peer_info peer_gone[MWIN_PEERS_GONE];
+static unsigned int peer_gone_next;
+static DEFINE_SPINLOCK(peer_gone_lock);
+
+static void peer_remember(struct mwin_peer *p)
+{
+	struct mwin_peer_info info = { .id = p->obj.id };
+
+	peer_info_of(p, &info);
+	info.down_reason = p->down_reason;
+	spin_lock(&peer_gone_lock);
+	peer_gone[peer_gone_next++ % MWIN_PEERS_GONE] = info;
+	spin_unlock(&peer_gone_lock);
+}
+
+/* The gone peer *@info names, or with MWIN_GET_NEXT the next by id. */
+int peer_fill_gone(struct mwin_peer_info *info)
+{
+	const struct mwin_peer_info *e, *found = NULL;
+	bool next = info->flags & MWIN_GET_NEXT;
+	u32 size = info->size, flags = info->flags;
+
+	spin_lock(&peer_gone_lock);
+	for (e = peer_gone; e < peer_gone + MWIN_PEERS_GONE; e++) {
+		if (!e->id || (next ? e->id <= info->id : e->id != info->id))
+			continue;
+		if (!found || e->id < found->id)
+			found = e;
+	}
+	if (found) {
+		*info = *found;
+		info->size = size;
+		info->flags = flags;
+	}
+	spin_unlock(&peer_gone_lock);
+	return found ? 0 : -ENOENT;
 }
 
 static void peer_unbind_windows(struct mwin_peer *p)
@@ -838,12 +974,12 @@ static void peer_teardown(struct work_struct *work)
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
 	set_bit(MWIN_PEER_DRAINED, &p->flags);
+	peer_remember(p);	/* with the windows it had */
 	peer_unbind_windows(p);
-	if (p->tenant) {
-		if (p->down_reason == MWIN_DOWN_QP_ERROR)
-			tenant_count(p->tenant, &p->tenant->access_errors, 1);
+	mwin_count_down(p);
+	trace_mwin_peer_down(p);
+	if (p->tenant)
 		tenant_regrant_elsewhere(p->tenant);
-	}
 
 	mwin_obj_unpublish(&p->obj);
 	spin_lock(&dev->lock);
@@ -855,9 +991,10 @@ static void peer_teardown(struct work_struct *work)
 	rdma_destroy_id(p->cm_id);
 	admit_peer_gone(p);
 	atomic_dec(&mwin_nr_peers);
-	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->obj.id, 0, 0);
+	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->obj.id, 0,
+		   p->down_reason);
 	pr_info_ratelimited("mwin: peer %u down: %s\n", p->obj.id,
-			    peer_down_why[p->down_reason]);
+			    peer_down_name(p->down_reason));
 	complete_all(&p->torn_down);
 	peer_put(p);
 }
@@ -1247,30 +1384,4 @@ int peer_disconnect(u32 id)
 	ret = peer_wait_torn_down(p);
 	peer_put(p);
 	return ret;
-}
-
-int peer_fill_info(struct mwin_peer_info *info)
-{
-	struct mwin_peer *p;
-
-	p = to_peer(mwin_obj_find(&mwin_peer_type, &info->id,
-				  info->flags & MWIN_GET_NEXT, &mwin_module_caller));
-	if (!p)
-		return -ENOENT;
-	spin_lock(&p->lock);
-	info->state = p->state;
-	info->nr_windows = p->nr_windows;
-	spin_unlock(&p->lock);
-	info->qpn = p->qpn;
-	strscpy(info->dev_name, p->dev_name, sizeof(info->dev_name));
-	BUILD_BUG_ON(sizeof(info->addr) < sizeof(p->addr));
-	memcpy(info->addr, &p->addr, sizeof(p->addr));
-	info->msgs_sent = atomic64_read(&p->msgs_sent);
-	info->msgs_received = atomic64_read(&p->msgs_received);
-	info->remote_invalidations = atomic64_read(&p->remote_invalidations);
-	info->rejected_invalidations =
-		atomic64_read(&p->rejected_invalidations);
-	info->tenant = p->tenant ? p->tenant->obj.id : 0;
-	peer_put(p);
-	return 0;
 }

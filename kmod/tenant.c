@@ -377,10 +377,12 @@ static void tenant_fill(const struct mwin_tenant *t,
 	ti->nr_windows = t->nr_windows;
 	ti->connects = t->connects;
 	memcpy(ti->rejects, t->rejects, sizeof(ti->rejects));
-	ti->grants = t->grants;
-	ti->revokes = t->revokes;
-	ti->remote_invalidations = t->remote_invalidations;
-	ti->access_errors = t->access_errors;
+	ti->grants = mwin_counter(&t->counters, MWIN_STAT_GRANTS);
+	ti->revokes = mwin_counter(&t->counters, MWIN_STAT_REVOKES);
+	ti->remote_invalidations =
+		mwin_counter(&t->counters, MWIN_STAT_REMOTE_INVALIDATIONS);
+	ti->access_errors = mwin_counter(&t->counters,
+					 MWIN_STAT_ACCESS_ERRORS);
 	ti->bytes_granted = t->bytes_granted;
 	ti->max_bytes = t->max_bytes;
 }
@@ -428,16 +430,6 @@ struct mwin_tenant *tenant_lookup(u32 id, const struct mwin_caller *c)
 		t = NULL;
 	}
 	return t;
-}
-
-/* Add @n to one of @t's counters; @t may be NULL (anonymous). */
-void tenant_count(struct mwin_tenant *t, u64 *counter, s64 n)
-{
-	if (!t)
-		return;
-	spin_lock(&t->lock);
-	*counter += n;
-	spin_unlock(&t->lock);
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "mwin.h"
+#include "trace.h"
 
 static void verbs_first_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -337,6 +338,7 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 	unsigned long deadline = jiffies + verbs_timeout(revokes);
 	struct mwin_peer *p = w->peer;
 	const struct ib_send_wr *bad_wr;
+	u64 start = ktime_get_ns();
 	long left;
 	int ret;
 
@@ -360,8 +362,13 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 		return -ETIMEDOUT;
 	}
 	left = verbs_wait(p, &w->done, deadline, !revokes);
+	if (!left) {
+		trace_mwin_op_timeout(w, revokes);
+		mwin_count(p, MWIN_STAT_TIMEOUTS, 1);
+	}
 	if (left <= 0)
 		return verbs_cut_off(w, true);
+	w->op_ns = ktime_get_ns() - start;
 	peer_ops_put(p, 1);
 	return verbs_status_errno(w, w->wc_status);
 }

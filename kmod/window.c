@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "mwin.h"
+#include "trace.h"
 
 static DECLARE_WAIT_QUEUE_HEAD(window_batch_wait);
 
@@ -196,13 +197,10 @@ static void window_uncharge_tenant(struct mwin_window *w,
 	w->charged = 0;
 }
 
-/* A bound rkey of @w is dead: count it for its peer's tenant. */
+/* A bound rkey of @w is dead: count it for its peer and tenant. */
 static void window_count_revoke(struct mwin_window *w)
 {
-	struct mwin_tenant *t = w->peer->tenant;
-
-	if (t)
-		tenant_count(t, &t->revokes, 1);
+	mwin_count(w->peer, MWIN_STAT_REVOKES, 1);
 }
 
 /* Grant @w to @t (NULL: to its peer alone). */
@@ -277,6 +275,7 @@ static void window_detach(struct mwin_window *w)
 	window_uncharge_tenant(w, p->tenant);
 	if (w->state == MWIN_WINDOW_BOUND) {
 		/* the rkey died with the MR: its tenant's last connection went */
+		trace_mwin_window_revoke(w, w->rkey, 0, 0);
 		window_count_revoke(w);
 		w->waiting = w->tenant && !w->dead;
 	}
@@ -343,8 +342,10 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 	if (was_bound && w->granted)
 		mwin_event(MWIN_EVENT_REVOKE, &w->obj, w->obj.id,
 			   w->peer->obj.id, rkey, MWIN_REVOKE_ERROR);
-	if (was_bound)
+	if (was_bound) {
+		trace_mwin_window_revoke(w, rkey, MWIN_REVOKE_ERROR, 0);
 		window_count_revoke(w);
+	}
 	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
@@ -358,9 +359,10 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 	return ret;
 }
 
-/* @w's LOCAL_INV completed: its rkey is dead. */
-void window_invalidated(struct mwin_window *w)
+/* @w's LOCAL_INV completed: its rkey is dead, for reason @why. */
+void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why)
 {
+	trace_mwin_window_revoke(w, w->rkey, why, w->op_ns);
 	w->state = MWIN_WINDOW_INVALIDATED;
 	w->invalidations++;
 	window_count_revoke(w);
@@ -369,15 +371,18 @@ void window_invalidated(struct mwin_window *w)
 /* @w's REG_MR completed, after a LOCAL_INV of its live rkey with @inv. */
 void window_bound(struct mwin_window *w, u32 access, bool inv)
 {
-	struct mwin_tenant *t = w->peer->tenant;
+	u32 old_rkey = inv ? w->rkey : 0;
 
+	if (inv)
+		trace_mwin_window_revoke(w, old_rkey, MWIN_REVOKE_REBIND,
+					 w->op_ns);
 	w->rkey = w->mr->rkey;
 	w->access = access;
 	w->state = MWIN_WINDOW_BOUND;
 	w->waiting = false;
 	w->binds++;
-	if (t)
-		tenant_count(t, &t->grants, 1);
+	mwin_count(w->peer, MWIN_STAT_GRANTS, 1);
+	trace_mwin_window_bind(w, old_rkey);
 	if (inv) {
 		w->invalidations++;
 		window_count_revoke(w);
@@ -419,7 +424,7 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
 	ret = verbs_invalidate(w);
 	if (ret)
 		return window_op_failed(w, ret, true);
-	window_invalidated(w);
+	window_invalidated(w, why);
 	window_tell_revoke(w, w->rkey, why, NULL);
 	return 0;
 }
@@ -504,6 +509,8 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p,
 		/* window_rebind() waited for a dying peer; it died since */
 		if (w->peer && !window_mr_releasable(w))
 			return -ENOTCONN;
+		if (w->mr)
+			mwin_count(p, MWIN_STAT_MR_REPLACEMENTS, 1);
 		window_detach(w);
 		inv = false;
 		window_set_tenant(w, t);
@@ -522,6 +529,7 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p,
 		goto err_detach;
 
 	set_bit(key, w->keys_used);
+	mwin_count(p, MWIN_STAT_KEYS_SPENT, 1);
 	ret = verbs_register(w, key, access, inv);
 	if (ret == -EINTR)
 		goto err_detach;	/* nothing was posted */
@@ -986,13 +994,11 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		}
 		mutex_unlock(&w->lock);
 	}
+	trace_mwin_remote_invalidate(wid, p, rkey, own);
 
 	if (own) {
 		if (hit) {
-			atomic64_inc(&p->remote_invalidations);
-			if (p->tenant)
-				tenant_count(p->tenant,
-					     &p->tenant->remote_invalidations, 1);
+			mwin_count(p, MWIN_STAT_REMOTE_INVALIDATIONS, 1);
 			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, &w->obj, wid,
 				   p->obj.id, rkey, 0);
 		}
@@ -1000,7 +1006,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 	}
 	if (!hit && peer_revoked(p, rkey))
 		goto out;
-	atomic64_inc(&p->rejected_invalidations);
+	mwin_count(p, MWIN_STAT_ATTACKS, 1);
 	/* the events about a window are for those who may see it */
 	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, w ? &w->obj : NULL, wid,
 		   p->obj.id, rkey, 0);

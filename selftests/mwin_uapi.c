@@ -117,7 +117,14 @@ static const struct cmd cmds[] = {
 	{ MWIN_TENANT_GET, sizeof(struct mwin_tenant_info),
 	  MWIN_TENANT_INFO_SIZE_VER0 },
 	{ MWIN_TENANT_DESTROY, sizeof(struct mwin_destroy) },
+	{ MWIN_STATS, sizeof(struct mwin_stats) },
 };
+
+/* Room for the largest struct of cmds[] and 8 bytes past it. */
+#define CMD_BUF_WORDS	80
+_Static_assert(sizeof(struct mwin_stats) + 8 <= 8 * CMD_BUF_WORDS &&
+	       sizeof(struct mwin_tenant_info) + 8 <= 8 * CMD_BUF_WORDS,
+	       "CMD_BUF_WORDS is too small for a struct of cmds[]");
 
 /* The size the command number encodes, and the least the module takes. */
 static size_t cmd_ver0(const struct cmd *c)
@@ -128,7 +135,7 @@ static size_t cmd_ver0(const struct cmd *c)
 /* Sizes: short is EINVAL, long with a non-zero tail E2BIG, bad pointer EFAULT. */
 TEST_F(uapi, struct_sizes)
 {
-	uint64_t buf[64];
+	uint64_t buf[CMD_BUF_WORDS];
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -155,7 +162,7 @@ TEST_F(uapi, struct_sizes)
  */
 TEST_F(uapi, cmd_bits)
 {
-	uint64_t buf[64];
+	uint64_t buf[CMD_BUF_WORDS];
 	size_t i, j;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -498,7 +505,9 @@ TEST_F(uapi, get_bad)
 
 	EXPECT_EQ(-EINVAL, mwin_window_get(self->fd, self->win.id, 2, &wi));
 	EXPECT_EQ(-EINVAL, mwin_region_get(self->fd, self->region, 2, &ri));
-	EXPECT_EQ(-EINVAL, mwin_peer_get(self->fd, 1, 2, &pi));
+	EXPECT_EQ(-EINVAL, mwin_peer_get(self->fd, 1, 4, &pi));
+	EXPECT_EQ(-EINVAL, mwin_window_get(self->fd, self->win.id,
+					   MWIN_GET_GONE, &wi));
 	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, 999999, 0, &wi));
 	EXPECT_EQ(-ENOENT, mwin_window_get(self->fd, ~0U, MWIN_GET_NEXT, &wi));
 	EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, 0, 0, &ri));
@@ -622,6 +631,7 @@ TEST_F(uapi, readonly_open_changes_nothing)
 	struct mwin_region_info ri;
 	struct mwin_window_info wi;
 	struct mwin_peer_info pi;
+	struct mwin_stats st;
 	struct mwin_info info;
 	uint32_t id;
 	int rofd = open(MWIN_DEV_PATH, O_RDONLY | O_CLOEXEC);
@@ -650,6 +660,8 @@ TEST_F(uapi, readonly_open_changes_nothing)
 	EXPECT_EQ(0, mwin_region_get(rofd, self->region, 0, &ri));
 	EXPECT_EQ(0, mwin_window_get(rofd, self->win.id, 0, &wi));
 	EXPECT_EQ(0, mwin_peer_get(rofd, mwpeer_id(self->peer), 0, &pi));
+	EXPECT_EQ(0, mwin_stats(rofd, MWIN_STATS_PEER, mwpeer_id(self->peer),
+				&st));
 	EXPECT_EQ(0, mwin_ioctl(rofd, MWIN_MONITOR, &mon));
 	close(rofd);
 }

@@ -109,6 +109,9 @@ enum mwin_access {
  *	the walk), ENOENT past the last
  * @MWIN_REGION_DESTROY_FORCE: REGION_DESTROY: destroy a region that still
  *	has windows, revoking them first
+ * @MWIN_GET_GONE: PEER_GET: a peer that went, from the module's history
+ *	of the last MWIN_PEERS_GONE, as it was when it went, with the reason
+ *	(with MWIN_GET_NEXT too: the next one of the history by id)
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -116,7 +119,11 @@ enum mwin_flags {
 	MWIN_WINDOW_QUIET = 1 << 2,
 	MWIN_GET_NEXT = 1 << 0,
 	MWIN_REGION_DESTROY_FORCE = 1 << 0,
+	MWIN_GET_GONE = 1 << 1,
 };
+
+/* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
+#define MWIN_PEERS_GONE		64
 
 /**
  * struct mwin_dev_info - one RDMA device as mwin sees it
@@ -427,9 +434,9 @@ enum mwin_peer_state {
 /**
  * struct mwin_peer_info - MWIN_PEER_GET: one peer
  * @size: sizeof(struct mwin_peer_info)
- * @flags: MWIN_GET_NEXT or 0
+ * @flags: MWIN_GET_NEXT, MWIN_GET_GONE, both or 0
  * @id: in/out, as for &struct mwin_window_info
- * @state: out, enum mwin_peer_state
+ * @state: out, enum mwin_peer_state (MWIN_PEER_CLOSING for a gone one)
  * @qpn: out, the module's QP number for this peer
  * @nr_windows: out, windows granted to the peer
  * @dev_name: out, RDMA device, NUL-terminated
@@ -440,7 +447,8 @@ enum mwin_peer_state {
  * @rejected_invalidations: out, Send-with-Invalidate naming an rkey that
  *	is not the peer's (the peer is disconnected for it)
  * @tenant: out, the tenant the peer connected as, 0 for an anonymous peer
- * @__reserved: 0
+ * @down_reason: out, with MWIN_GET_GONE: why it went, enum
+ *	mwin_down_reason; 0 for a live peer
  */
 struct mwin_peer_info {
 	__u32 size;
@@ -456,7 +464,138 @@ struct mwin_peer_info {
 	__aligned_u64 remote_invalidations;
 	__aligned_u64 rejected_invalidations;
 	__u32 tenant;
+	__u32 down_reason;
+};
+
+/**
+ * enum mwin_down_reason - why the module let a peer go, the first reason
+ *	found (MWIN_EVENT_PEER_DOWN, struct mwin_stats.downs)
+ * @MWIN_DOWN_DISCONNECT: the peer, or the RDMA CM, closed the connection
+ * @MWIN_DOWN_QP_ERROR: a request on its QP failed: a remote access error
+ *	of the peer's, most often (reported by a failed completion or by
+ *	IB_EVENT_QP_ACCESS_ERR), or transport retries exhausted
+ * @MWIN_DOWN_KEEPALIVE: it did not acknowledge a keepalive
+ * @MWIN_DOWN_CUT_OFF: a revoke did not complete in time: its QP was moved
+ *	to the error state (see revoke_timeout_ms)
+ * @MWIN_DOWN_OPERATOR: MWIN_PEER_DISCONNECT
+ * @MWIN_DOWN_DEVICE: its RDMA device went away
+ * @MWIN_DOWN_HOSTILE: it invalidated an rkey that is not its own
+ * @MWIN_DOWN_NO_MESSAGES: it took no messages for op_timeout_ms
+ * @MWIN_DOWN_BAD_PROOF: its tenant key proof did not verify
+ * @MWIN_DOWN_NO_PROOF: it sent no tenant key proof within op_timeout_ms
+ * @MWIN_DOWN_TENANT: its tenant was destroyed
+ * @MWIN_DOWN_UNLOAD: the module is being unloaded
+ * @MWIN_DOWN_QP_EVENT: the device reported a fatal asynchronous event on
+ *	its QP (IB_EVENT_QP_FATAL, IB_EVENT_QP_REQ_ERR; IB_EVENT_QP_ACCESS_ERR
+ *	is MWIN_DOWN_QP_ERROR)
+ */
+enum mwin_down_reason {
+	MWIN_DOWN_DISCONNECT = 1,
+	MWIN_DOWN_QP_ERROR = 2,
+	MWIN_DOWN_KEEPALIVE = 3,
+	MWIN_DOWN_CUT_OFF = 4,
+	MWIN_DOWN_OPERATOR = 5,
+	MWIN_DOWN_DEVICE = 6,
+	MWIN_DOWN_HOSTILE = 7,
+	MWIN_DOWN_NO_MESSAGES = 8,
+	MWIN_DOWN_BAD_PROOF = 9,
+	MWIN_DOWN_NO_PROOF = 10,
+	MWIN_DOWN_TENANT = 11,
+	MWIN_DOWN_UNLOAD = 12,
+	MWIN_DOWN_QP_EVENT = 13,
+};
+
+/* Entries of struct mwin_stats.downs: enum mwin_down_reason, 0 unused. */
+#define MWIN_DOWN_SLOTS		16
+
+/**
+ * enum mwin_stat - the counters of MWIN_STATS, each an index of
+ *	struct mwin_stats.stats
+ * @MWIN_STAT_GRANTS: binds: rkeys registered and handed out
+ * @MWIN_STAT_REVOKES: rkeys the module killed: invalidate, rebind,
+ *	destroy, a failed operation, a grantee's last connection gone
+ * @MWIN_STAT_REMOTE_INVALIDATIONS: rkeys handed back by their peers
+ *	(Send-with-Invalidate)
+ * @MWIN_STAT_ATTACKS: Send-with-Invalidate of an rkey not the sender's
+ * @MWIN_STAT_ACCESS_ERRORS: connections that ended because a request
+ *	failed (MWIN_DOWN_QP_ERROR)
+ * @MWIN_STAT_CUT_OFFS: QPs moved to error because a revoke did not
+ *	complete within revoke_timeout_ms
+ * @MWIN_STAT_TIMEOUTS: window operations (chains) that did not complete
+ *	in time: revoke_timeout_ms for a revoke, op_timeout_ms otherwise
+ * @MWIN_STAT_KEYS_SPENT: key bytes drawn, one per bind; an MR has 256
+ * @MWIN_STAT_MR_REPLACEMENTS: MRs registered for windows that had one
+ *	(all its keys spent, a larger or other range, another PD)
+ * @MWIN_STAT_QP_EVENTS: asynchronous events the device reported on the
+ *	module's QPs
+ * @MWIN_STAT_QP_ACCESS_ERRORS: of those, IB_EVENT_QP_ACCESS_ERR: a
+ *	request of the peer's broke the rules of an rkey
+ * @MWIN_STAT_MSGS_SENT: grant and revoke messages sent
+ * @MWIN_STAT_MSGS_RECEIVED: messages received from peers
+ * @MWIN_NR_STATS: the number of counters this header knows
+ */
+enum mwin_stat {
+	MWIN_STAT_GRANTS,
+	MWIN_STAT_REVOKES,
+	MWIN_STAT_REMOTE_INVALIDATIONS,
+	MWIN_STAT_ATTACKS,
+	MWIN_STAT_ACCESS_ERRORS,
+	MWIN_STAT_CUT_OFFS,
+	MWIN_STAT_TIMEOUTS,
+	MWIN_STAT_KEYS_SPENT,
+	MWIN_STAT_MR_REPLACEMENTS,
+	MWIN_STAT_QP_EVENTS,
+	MWIN_STAT_QP_ACCESS_ERRORS,
+	MWIN_STAT_MSGS_SENT,
+	MWIN_STAT_MSGS_RECEIVED,
+	MWIN_NR_STATS
+};
+
+/* Entries of struct mwin_stats.stats: room for counters to come. */
+#define MWIN_STATS_MAX		32
+
+/**
+ * enum mwin_stats_scope - whose counters MWIN_STATS reads
+ * @MWIN_STATS_MODULE: the module's, since it was loaded (@id 0)
+ * @MWIN_STATS_PEER: peer @id's, since it connected
+ * @MWIN_STATS_TENANT: tenant @id's, since it was made
+ */
+enum mwin_stats_scope {
+	MWIN_STATS_MODULE = 1,
+	MWIN_STATS_PEER = 2,
+	MWIN_STATS_TENANT = 3,
+};
+
+/**
+ * struct mwin_stats - MWIN_STATS: counters of the module, a peer or a tenant
+ * @size: sizeof(struct mwin_stats)
+ * @flags: must be 0
+ * @scope: in, enum mwin_stats_scope
+ * @id: in, the peer or tenant; 0 for the module
+ * @nr_stats: out, the entries of @stats the module fills: MWIN_NR_STATS
+ *	of its uAPI header (those past it are 0)
+ * @__reserved: must be 0
+ * @stats: out, by enum mwin_stat
+ * @downs: out, peers that went, by enum mwin_down_reason (module and
+ *	tenant; for a peer, 0)
+ * @rejects: out, refused connection attempts by enum
+ *	mwin_wire_reject_reason (module: all, tenant: those naming it; for a
+ *	peer, 0)
+ *
+ * Errors: EINVAL (bad @flags, @scope, @id 0 for a peer or tenant, @id not 0
+ * for the module), ENOENT (no such peer, or a tenant the caller may not
+ * see). Anyone who may open /dev/mwin reads the module's and any peer's.
+ */
+struct mwin_stats {
+	__u32 size;
+	__u32 flags;
+	__u32 scope;
+	__u32 id;
+	__u32 nr_stats;
 	__u32 __reserved;
+	__aligned_u64 stats[MWIN_STATS_MAX];
+	__aligned_u64 downs[MWIN_DOWN_SLOTS];
+	__aligned_u64 rejects[MWIN_REJECT_SLOTS];
 };
 
 /**
@@ -490,7 +629,8 @@ enum mwin_event_type {
  * @window: window id, or 0
  * @peer: peer id, or 0
  * @rkey: the rkey concerned (for MWIN_EVENT_LOST: events dropped)
- * @reason: MWIN_EVENT_REVOKE: enum mwin_wire_reason; else 0
+ * @reason: MWIN_EVENT_REVOKE: enum mwin_wire_reason; MWIN_EVENT_PEER_DOWN:
+ *	enum mwin_down_reason; else 0
  * @__reserved: 0
  * @seq: event number on this file descriptor, from 1
  * @time_ns: CLOCK_MONOTONIC time of the event
@@ -754,6 +894,7 @@ enum {
 	MWIN_CMD_TENANT_SET,
 	MWIN_CMD_TENANT_GET,
 	MWIN_CMD_TENANT_DESTROY,
+	MWIN_CMD_STATS,
 };
 
 /*
@@ -802,6 +943,9 @@ enum {
  */
 #define MWIN_TENANT_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_DESTROY, \
 				     struct mwin_destroy)
+/* Counters: struct mwin_stats. */
+#define MWIN_STATS		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_STATS, \
+				     struct mwin_stats)
 
 /**
  * DOC: wire protocol
