@@ -47,7 +47,8 @@ modules:
 LIB_SRCS := tools/lib/libmwin.c tools/lib/mwpeer.c
 LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/mwpeer.h
 
-$(BUILD)/tools/mwpeer: tools/mwpeer/mwpeer.c $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/tools/mwpeer: $(wildcard tools/mwpeer/*.c tools/mwpeer/*.h) \
+		$(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS)
 
@@ -80,7 +81,7 @@ $(KSRC)/.stamp: | deps
 
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
-$(BUILD)/selftests/%: selftests/%.c selftests/mwin_test.h $(LIB_SRCS) $(LIB_HDRS) \
+$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_SRCS) $(LIB_HDRS) \
 		$(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -lpthread

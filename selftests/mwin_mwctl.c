@@ -23,514 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "mwin_test.h"
-
-/* An id no test will ever see: ids only grow, one per object made. */
-#define NO_ID 4000000000U
-
-/* ------------------------------------------------------------ running */
-
-struct run {
-	int status;	/* exit status; 128 + signal when killed */
-	char *out;
-	size_t out_len;
-	char *err;
-	size_t err_len;
-};
-
-static const char *mwctl_path(void)
-{
-	const char *p = getenv("MWCTL");
-
-	return p ? p : "build/tools/mwctl";
-}
-
-static void buf_add(char **b, size_t *len, const char *d, size_t n)
-{
-	char *nb = realloc(*b, *len + n + 1);
-
-	if (!nb)
-		abort();
-	memcpy(nb + *len, d, n);
-	*len += n;
-	nb[*len] = '\0';
-	*b = nb;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	memset(r, 0, sizeof(*r));
-}
-
-/* how a command runs */
-enum run_as {
-	AS_ROOT,
-	AS_NODEV,	/* with an empty /dev of its own: no /dev/mwin */
-	AS_NOBODY,	/* as user and group 65534 */
-};
-
-static void run_setup(enum run_as as)
-{
-	if (as == AS_NODEV &&
-	    (unshare(CLONE_NEWNS) ||
-	     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	     mount("tmpfs", "/dev", "tmpfs", 0, NULL)))
-		_exit(126);
-	if (as == AS_NOBODY && test_become_nobody())
-		_exit(126);
-}
-
-/*
- * Run mwctl with @argv (NULL-terminated, argv[0] is the name), feeding it
- * @in on stdin; capture stdout, stderr and the exit status.
- */
-static int run_argv(struct run *r, const void *in, size_t in_len,
-		    enum run_as as, char **argv)
-{
-	int po[2], pe[2], pi[2];
-	size_t in_off = 0;
-	pid_t pid;
-	int st;
-
-	run_free(r);
-	buf_add(&r->out, &r->out_len, "", 0);
-	buf_add(&r->err, &r->err_len, "", 0);
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(pi, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		/* opened as root: the user may not reach into the tree */
-		int exe = open(mwctl_path(), O_RDONLY | O_CLOEXEC);
-
-		dup2(pi[0], 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		run_setup(as);
-		fexecve(exe, argv, environ);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	close(pi[0]);
-	if (!in_len) {
-		close(pi[1]);
-		pi[1] = -1;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	while (po[0] >= 0 || pe[0] >= 0) {
-		struct pollfd pfd[3] = {
-			{ .fd = po[0], .events = POLLIN },
-			{ .fd = pe[0], .events = POLLIN },
-			{ .fd = pi[1], .events = POLLOUT },
-		};
-		char buf[65536];
-		ssize_t n;
-		int i;
-
-		if (poll(pfd, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (i = 0; i < 2; i++) {
-			if (!pfd[i].revents)
-				continue;
-			n = read(pfd[i].fd, buf, sizeof(buf));
-			if (n > 0) {
-				if (i == 0)
-					buf_add(&r->out, &r->out_len, buf, n);
-				else
-					buf_add(&r->err, &r->err_len, buf, n);
-			} else if (n == 0 || errno != EINTR) {
-				close(pfd[i].fd);
-				if (i == 0)
-					po[0] = -1;
-				else
-					pe[0] = -1;
-			}
-		}
-		if (pi[1] >= 0 && pfd[2].revents) {
-			n = write(pi[1], (const char *)in + in_off, in_len - in_off);
-			if (n > 0)
-				in_off += n;
-			if (n < 0 || in_off == in_len) {
-				close(pi[1]);
-				pi[1] = -1;
-			}
-		}
-	}
-	if (pi[1] >= 0)
-		close(pi[1]);
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return 0;
-}
-
-/* split @line at spaces into @argv (at most @max - 1 words) */
-static void split(char *line, char **argv, int max)
-{
-	int n = 0;
-	char *save = NULL, *w;
-
-	argv[n++] = "mwctl";
-	for (w = strtok_r(line, " ", &save); w && n < max - 1;
-	     w = strtok_r(NULL, " ", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-}
-
-static int __attribute__((format(printf, 5, 6)))
-run_in(struct run *r, const void *in, size_t in_len, enum run_as as,
-       const char *fmt, ...)
-{
-	char line[1024], *argv[64];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	split(line, argv, 64);
-	return run_argv(r, in, in_len, as, argv);
-}
-
-#define RUN(_r, ...) ASSERT_EQ(0, run_in(_r, NULL, 0, AS_ROOT, __VA_ARGS__))
-
-/* success: status 0 and nothing on stderr */
-#define EXPECT_OK(_r) do {						\
-	EXPECT_EQ(0, (_r)->status);					\
-	EXPECT_STREQ("", (_r)->err);					\
-} while (0)
-
-#define ASSERT_OK(_r) do {						\
-	ASSERT_STREQ("", (_r)->err);					\
-	ASSERT_EQ(0, (_r)->status);					\
-} while (0)
-
-/* failure: exactly one line on stderr, nothing on stdout */
-#define EXPECT_ERR(_r, _status, ...) do {				\
-	char _want[512];						\
-	snprintf(_want, sizeof(_want) - 1, __VA_ARGS__);		\
-	strcat(_want, "\n");						\
-	EXPECT_EQ(_status, (_r)->status);				\
-	EXPECT_STREQ(_want, (_r)->err);					\
-	EXPECT_STREQ("", (_r)->out);					\
-} while (0)
-
-/* --------------------------------------------------------------- JSON */
-
-enum jtype { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ };
-
-struct jv {
-	enum jtype t;
-	bool b;
-	uint64_t u;		/* JNUM: the value, when a plain integer */
-	bool integer;
-	char *s;		/* JSTR */
-	size_t n;		/* JARR, JOBJ: members */
-	char **keys;		/* JOBJ */
-	struct jv **v;
-};
-
-static void jfree(struct jv *j)
-{
-	size_t i;
-
-	if (!j)
-		return;
-	for (i = 0; i < j->n; i++) {
-		if (j->keys)
-			free(j->keys[i]);
-		jfree(j->v[i]);
-	}
-	free(j->keys);
-	free(j->v);
-	free(j->s);
-	free(j);
-}
-
-static void jws(const char **p)
-{
-	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
-		(*p)++;
-}
-
-static char *jstring(const char **p)
-{
-	char *out = NULL;
-	size_t len = 0;
-
-	if (**p != '"')
-		return NULL;
-	(*p)++;
-	buf_add(&out, &len, "", 0);
-	while (**p && **p != '"') {
-		char c = **p;
-
-		if ((unsigned char)c < 0x20)
-			goto bad;
-		if (c == '\\') {
-			(*p)++;
-			switch (**p) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '"': c = '"'; break;
-			case '\\': c = '\\'; break;
-			case '/': c = '/'; break;
-			case 'u': {
-				unsigned int u;
-
-				if (sscanf(*p + 1, "%4x", &u) != 1 || u > 0x7f)
-					goto bad;
-				c = (char)u;
-				*p += 4;
-				break;
-			}
-			default:
-				goto bad;
-			}
-		}
-		buf_add(&out, &len, &c, 1);
-		(*p)++;
-	}
-	if (**p != '"')
-		goto bad;
-	(*p)++;
-	return out;
-bad:
-	free(out);
-	return NULL;
-}
-
-static struct jv *jvalue(const char **p, int depth)
-{
-	struct jv *j = calloc(1, sizeof(*j));
-
-	if (!j || depth > 32)
-		goto bad;
-	jws(p);
-	if (**p == '{' || **p == '[') {
-		bool obj = **p == '{';
-		char close = obj ? '}' : ']';
-
-		j->t = obj ? JOBJ : JARR;
-		(*p)++;
-		jws(p);
-		if (**p == close) {
-			(*p)++;
-			return j;
-		}
-		for (;;) {
-			char *key = NULL;
-			struct jv *v;
-
-			jws(p);
-			if (obj) {
-				key = jstring(p);
-				if (!key)
-					goto bad;
-				jws(p);
-				if (**p != ':') {
-					free(key);
-					goto bad;
-				}
-				(*p)++;
-			}
-			v = jvalue(p, depth + 1);
-			if (!v) {
-				free(key);
-				goto bad;
-			}
-			j->v = realloc(j->v, (j->n + 1) * sizeof(*j->v));
-			if (obj)
-				j->keys = realloc(j->keys, (j->n + 1) * sizeof(*j->keys));
-			j->v[j->n] = v;
-			if (obj)
-				j->keys[j->n] = key;
-			j->n++;
-			jws(p);
-			if (**p == ',') {
-				(*p)++;
-				continue;
-			}
-			if (**p != close)
-				goto bad;
-			(*p)++;
-			return j;
-		}
-	}
-	if (**p == '"') {
-		j->t = JSTR;
-		j->s = jstring(p);
-		if (!j->s)
-			goto bad;
-		return j;
-	}
-	if (!strncmp(*p, "true", 4) || !strncmp(*p, "false", 5)) {
-		j->t = JBOOL;
-		j->b = **p == 't';
-		*p += j->b ? 4 : 5;
-		return j;
-	}
-	if (!strncmp(*p, "null", 4)) {
-		*p += 4;
-		return j;
-	}
-	if (**p == '-' || isdigit((unsigned char)**p)) {
-		const char *start = *p;
-
-		j->t = JNUM;
-		j->integer = isdigit((unsigned char)**p);
-		if (**p == '-')
-			(*p)++;
-		if (!isdigit((unsigned char)**p))
-			goto bad;
-		if (**p == '0' && isdigit((unsigned char)(*p)[1]))
-			goto bad;	/* no leading zeros in JSON */
-		while (isdigit((unsigned char)**p))
-			(*p)++;
-		if (**p == '.' || **p == 'e' || **p == 'E') {
-			j->integer = false;
-			while (**p && strchr("0123456789.eE+-", **p))
-				(*p)++;
-		}
-		if (j->integer)
-			j->u = strtoull(start, NULL, 10);
-		return j;
-	}
-bad:
-	jfree(j);
-	return NULL;
-}
-
-/* one whole document, nothing but white space after it */
-static struct jv *jparse(const char *s)
-{
-	const char *p = s;
-	struct jv *j = jvalue(&p, 0);
-
-	if (!j)
-		return NULL;
-	jws(&p);
-	if (*p) {
-		jfree(j);
-		return NULL;
-	}
-	return j;
-}
-
-static struct jv *jget(const struct jv *o, const char *key)
-{
-	size_t i;
-
-	if (!o || o->t != JOBJ)
-		return NULL;
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return o->v[i];
-	return NULL;
-}
-
-#define JMISSING UINT64_MAX
-
-/* the integer at @key, JMISSING when there is none */
-static uint64_t jnum(const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->t == JNUM && v->integer ? v->u : JMISSING;
-}
-
-static const char *jstr(const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->t == JSTR ? v->s : "(none)";
-}
-
-static int jbool(const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->t == JBOOL ? v->b : -1;
-}
-
-/* the element of array @a whose @key is @val */
-static struct jv *jfind(const struct jv *a, const char *key, uint64_t val)
-{
-	size_t i;
-
-	if (!a || a->t != JARR)
-		return NULL;
-	for (i = 0; i < a->n; i++)
-		if (jnum(a->v[i], key) == val)
-			return a->v[i];
-	return NULL;
-}
-
-/* --------------------------------------------------------------- text */
-
-/* a copy of the first line of @out that starts with @prefix, or NULL */
-static char *text_line(const char *out, const char *prefix)
-{
-	const char *p = out;
-	size_t n = strlen(prefix);
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (len >= n && !strncmp(p, prefix, n))
-			return strndup(p, len);
-		p = nl ? nl + 1 : NULL;
-	}
-	return NULL;
-}
-
-/* the word after the word @key in @line ("" if none), in @buf */
-static const char *tval(const char *line, const char *key, char *buf,
-			size_t len)
-{
-	char copy[1024], *save = NULL, *w;
-	bool next = false;
-
-	buf[0] = '\0';
-	if (!line)
-		return buf;
-	snprintf(copy, sizeof(copy), "%s", line);
-	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (next) {
-			snprintf(buf, len, "%s", w);
-			break;
-		}
-		next = !strcmp(w, key);
-	}
-	return buf;
-}
-
-static uint64_t tnum(const char *line, const char *key)
-{
-	char buf[64];
-
-	tval(line, key, buf, sizeof(buf));
-	return *buf ? strtoull(buf, NULL, 0) : JMISSING;
-}
-
-/* the value of the first "NAME N" at the start of the output */
-static uint32_t first_id(const char *out, const char *name)
-{
-	char fmt[32];
-	unsigned int id = 0;
-
-	snprintf(fmt, sizeof(fmt), "%s %%u ", name);
-	if (sscanf(out, fmt, &id) != 1)
-		return 0;
-	return id;
-}
+#include "mwctl_run.h"
 
 static const char *human(uint64_t v, char *buf, size_t len)
 {
@@ -1193,7 +686,7 @@ TEST_F(mw, window_lifecycle)
 	ASSERT_EQ(0, mwin_window_get(self->fd, w, 0, &wi));
 	rkey = wi.rkey;
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access rw\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%x iova 0x1000 len 8192 access rw\n",
 		 w, self->region, self->peer, rkey);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
@@ -1255,7 +748,7 @@ TEST_F(mw, window_lifecycle)
 	RUN(&self->r, "-d window show %u", w);
 	EXPECT_OK(&self->r);
 	snprintf(text, sizeof(text),
-		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access rw offset 4096 binds 1 invalidations 0 remote_invalidations 0\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%x iova 0x1000 len 8192 access rw offset 4096 binds 1 invalidations 0 remote_invalidations 0\n",
 		 w, self->region, self->peer, rkey);
 	EXPECT_STREQ(text, self->r.out);
 	RUN(&self->r, "-d -j window show %u", w);
@@ -1282,7 +775,7 @@ TEST_F(mw, window_lifecycle)
 	EXPECT_EQ(8192, wi.length);
 	EXPECT_EQ(self->peer, wi.peer);
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u tenant - state bound rkey 0x%08x iova 0x1000 len 8192 access r\n",
+		 "window %u region %u peer %u tenant - state bound rkey 0x%x iova 0x1000 len 8192 access r\n",
 		 w, self->region, self->peer, rkey2);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey);
@@ -1311,8 +804,8 @@ TEST_F(mw, window_lifecycle)
 	RUN(&self->r, "window invalidate %u", w);
 	EXPECT_OK(&self->r);
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u tenant - state invalidated rkey 0x%08x iova 0x0 len 2048 access r\n",
-		 w, self->region, self->peer, rkey);
+		 "window %u region %u peer %u tenant - state invalidated rkey - iova 0x0 len 2048 access r\n",
+		 w, self->region, self->peer);
 	EXPECT_STREQ(want, self->r.out);
 	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, w));
 	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, w, rkey);
@@ -1321,6 +814,9 @@ TEST_F(mw, window_lifecycle)
 	ASSERT_NE(NULL, j);
 	e = jfind(jget(j, "windows"), "id", w);
 	EXPECT_STREQ("invalidated", jstr(e, "state"));
+	/* its rkey is dead: JSON has none */
+	EXPECT_EQ(NULL, jget(e, "rkey"));
+	EXPECT_EQ(NULL, jget(e, "rkey_hex"));
 	EXPECT_EQ(3, jnum(e, "binds"));
 	EXPECT_EQ(3, jnum(e, "invalidations"));
 	jfree(j);
@@ -1559,7 +1055,8 @@ TEST_F(mw, peer_show_disconnect)
 	EXPECT_ERR(&self->r, 1, "mwctl: no peer %u", NO_ID);
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, w));
 	RUN(&self->r, "window show %u", w);
-	EXPECT_NE(NULL, strstr(self->r.out, " peer 0 tenant - state unbound "));
+	EXPECT_NE(NULL, strstr(self->r.out,
+			       " peer 0 tenant - state unbound rkey - "));
 	RUN(&self->r, "window rebind %u", w);
 	EXPECT_ERR(&self->r, 1, "mwctl: window %u is unbound (its peer is gone); pass 'peer ID' or 'tenant NAME'",
 		   w);
@@ -1651,14 +1148,7 @@ FIXTURE_SETUP(tn)
 
 FIXTURE_TEARDOWN(tn)
 {
-	struct mwin_tenant_info t;
-	uint32_t id = 0;
-
-	while (!mwin_tenant_get(self->fd, id, MWIN_GET_NEXT, &t)) {
-		id = t.id;
-		if (!strncmp(t.name, "mwctl-", 6))
-			mwin_tenant_destroy(self->fd, id);
-	}
+	test_destroy_tenants(self->fd, "mwctl-");
 	run_free(&self->r);
 	close(self->fd);
 	unlink("/tmp/mwctl-test.key");
@@ -2267,7 +1757,7 @@ TEST_F(tn, tenant_windows)
 	EXPECT_EQ(id, wi.tenant);
 	EXPECT_EQ(mwpeer_id(p), wi.peer);
 	snprintf(want, sizeof(want),
-		 "window %u region %u peer %u tenant mwctl-g state bound rkey 0x%08x iova 0x0 len 4096 access rw\n",
+		 "window %u region %u peer %u tenant mwctl-g state bound rkey 0x%x iova 0x0 len 4096 access rw\n",
 		 w, region, wi.peer, wi.rkey);
 	EXPECT_STREQ(want, self->r.out);
 	ASSERT_EQ(0, mwpeer_wait_grant(p, w, 0, &m, TEST_TIMEOUT_MS));
@@ -2367,7 +1857,7 @@ static int bg_start(struct bg *bg, const char *args)
 	int po[2];
 
 	snprintf(line, sizeof(line), "%s", args);
-	split(line, argv, 16);
+	split(line, "mwctl", argv, 16);
 	if (pipe2(po, O_CLOEXEC))
 		return -errno;
 	bg->pid = fork();
@@ -2379,7 +1869,7 @@ static int bg_start(struct bg *bg, const char *args)
 		dup2(null, 0);
 		dup2(po[1], 1);
 		dup2(po[1], 2);
-		execv(mwctl_path(), argv);
+		execv(prog_path(PROG_MWCTL), argv);
 		_exit(127);
 	}
 	close(po[1]);
@@ -2415,16 +1905,10 @@ static int bg_wait_polling(pid_t pid)
 /* stop with @sig; its output in @out, its exit status returned */
 static int bg_stop(struct bg *bg, int sig, char **out)
 {
-	size_t len = 0;
-	char buf[4096];
-	ssize_t n;
 	int st;
 
-	*out = NULL;
-	buf_add(out, &len, "", 0);
 	kill(bg->pid, sig);
-	while ((n = read(bg->out, buf, sizeof(buf))) > 0)
-		buf_add(out, &len, buf, n);
+	*out = read_all(bg->out);
 	close(bg->out);
 	if (waitpid(bg->pid, &st, 0) < 0)
 		return -1;
@@ -2530,7 +2014,7 @@ TEST_F_TIMEOUT(mw, monitor, 120)
 		 "{\"event\":\"revoke\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\",\"reason\":\"invalidate\"}\n"
 		 "{\"event\":\"grant\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\"}\n"
 		 "{\"event\":\"revoke\",\"window\":%u,\"peer\":%u,\"rkey\":%u,\"rkey_hex\":\"0x%x\",\"reason\":\"destroy\"}\n"
-		 "{\"event\":\"peer_down\",\"peer\":%u}\n",
+		 "{\"event\":\"peer_down\",\"peer\":%u,\"reason\":\"operator\"}\n",
 		 p2id, w, p2id, r1, r1, w, p2id, r1, r1, w, p2id, r2, r2,
 		 w, p2id, r2, r2, w, p2id, r3, r3, w, p2id, r3, r3, p2id);
 	got = relevant(outj, true, w, p2id);
@@ -2540,13 +2024,13 @@ TEST_F_TIMEOUT(mw, monitor, 120)
 	/* the same events as text lines */
 	snprintf(want, sizeof(want),
 		 "peer_up peer %u\n"
-		 "grant window %u peer %u rkey 0x%08x\n"
-		 "revoke window %u peer %u rkey 0x%08x reason rebind\n"
-		 "grant window %u peer %u rkey 0x%08x\n"
-		 "revoke window %u peer %u rkey 0x%08x reason invalidate\n"
-		 "grant window %u peer %u rkey 0x%08x\n"
-		 "revoke window %u peer %u rkey 0x%08x reason destroy\n"
-		 "peer_down peer %u\n",
+		 "grant window %u peer %u rkey 0x%x\n"
+		 "revoke window %u peer %u rkey 0x%x reason rebind\n"
+		 "grant window %u peer %u rkey 0x%x\n"
+		 "revoke window %u peer %u rkey 0x%x reason invalidate\n"
+		 "grant window %u peer %u rkey 0x%x\n"
+		 "revoke window %u peer %u rkey 0x%x reason destroy\n"
+		 "peer_down peer %u reason operator\n",
 		 p2id, w, p2id, r1, w, p2id, r1, w, p2id, r2, w, p2id, r2,
 		 w, p2id, r3, w, p2id, r3, p2id);
 	got = relevant(outt, false, w, p2id);

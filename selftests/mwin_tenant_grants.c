@@ -41,24 +41,11 @@ FIXTURE(grants)
 	int n;
 };
 
-/* Destroy every tenant this file makes. */
-static void destroy_tenants(int fd)
-{
-	struct mwin_tenant_info t;
-	uint32_t id = 0;
-
-	while (!mwin_tenant_get(fd, id, MWIN_GET_NEXT, &t)) {
-		id = t.id;
-		if (!strncmp(t.name, PREFIX, strlen(PREFIX)))
-			mwin_tenant_destroy(fd, id);
-	}
-}
-
 FIXTURE_SETUP(grants)
 {
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
-	destroy_tenants(self->fd);
+	test_destroy_tenants(self->fd, PREFIX);
 	ASSERT_EQ(0, mwin_region_create(self->fd, REGION_LEN, 0, &self->region,
 					NULL));
 	self->mem = mwin_region_mmap(self->fd, self->region, NULL);
@@ -75,7 +62,7 @@ FIXTURE_TEARDOWN(grants)
 	for (i = 0; i < self->n; i++)
 		if (self->peers[i])
 			test_close_peer(self->fd, self->peers[i]);
-	destroy_tenants(self->fd);
+	test_destroy_tenants(self->fd, PREFIX);
 	if (self->mem)
 		munmap(self->mem, REGION_LEN);
 	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);

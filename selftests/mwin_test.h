@@ -34,6 +34,9 @@
 
 #define TEST_TIMEOUT_MS 10000
 
+/* An id no test will ever see: ids only grow, one per object made. */
+#define NO_ID 4000000000U
+
 /* CLOCK_MONOTONIC */
 static inline uint64_t test_now_ns(void)
 {
@@ -387,6 +390,19 @@ static inline bool test_dev_atomics(int fd, const char *name)
 
 /* The length of the keys the tenant tests give their tenants. */
 #define TEST_KEY_LEN	32
+
+/* Destroy every tenant whose name starts with @prefix: a test's own. */
+static inline void test_destroy_tenants(int fd, const char *prefix)
+{
+	struct mwin_tenant_info t;
+	uint32_t id = 0;
+
+	while (!mwin_tenant_get(fd, id, MWIN_GET_NEXT, &t)) {
+		id = t.id;
+		if (!strncmp(t.name, prefix, strlen(prefix)))
+			mwin_tenant_destroy(fd, id);
+	}
+}
 
 /* A tenant @name with no key, any address, the default limits. */
 static inline struct mwin_tenant_info test_tenant(const char *name)

@@ -11,7 +11,7 @@
 # the window, show the bytes, rebind the window read-only (the peer's
 # write fails, which drops its connection), see the module grant the
 # window again to the tenant's next connection, invalidate it (the peer's
-# read fails), clean up.
+# read fails), see why the first connection went (mwctl stats), clean up.
 # Each step prints "$ command" and its output ("peer>" lines go to the
 # peer's stdin, "peer<" lines are what it answers). Exits non-zero as soon
 # as a step does not behave as described.
@@ -196,6 +196,11 @@ peer read "$RKEY3" "$IOVA" ${#MSG}
 
 say "The tenant's counters: two connections, the first dropped for its failed access."
 step mwctl -d tenant show acme
+say "Why it was dropped (downs qp-error: a request on its QP failed), and all of the"
+say "tenant's counters (without -d, those that are not 0): mwctl stats."
+step mwctl -d stats tenant acme
+grep -Eq ' downs ([^ ]*,)?qp-(error|event):1' <<<"$OUT" ||
+	fail "mwctl stats does not say why acme's first connection went"
 
 say "Clean up."
 peer quit

@@ -188,6 +188,24 @@ int mwin_tenant_destroy(int fd, uint32_t id)
 	return mwin_by_id(fd, MWIN_TENANT_DESTROY, id, 0);
 }
 
+int mwin_stats(int fd, uint32_t scope, uint32_t id, struct mwin_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->scope = scope;
+	st->id = id;
+	return mwin_ioctl(fd, MWIN_STATS, st);
+}
+
+/* Entry @i of the @n names of a table indexed by a uAPI enum. */
+static const char *table_name(const char *const *names, size_t n, uint32_t i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+#define TABLE_NAME(names, i) \
+	table_name(names, sizeof(names) / sizeof(names[0]), i)
+
 const char *mwin_reject_reason_name(uint32_t reason)
 {
 	static const char *const names[] = {
@@ -205,8 +223,49 @@ const char *mwin_reject_reason_name(uint32_t reason)
 		[MWIN_REJECT_NO_PROOF] = "no-proof",
 	};
 
-	return reason < sizeof(names) / sizeof(names[0]) && names[reason] ?
-	       names[reason] : "unknown";
+	return TABLE_NAME(names, reason);
+}
+
+const char *mwin_down_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[MWIN_DOWN_DISCONNECT] = "disconnect",
+		[MWIN_DOWN_QP_ERROR] = "qp-error",
+		[MWIN_DOWN_KEEPALIVE] = "keepalive",
+		[MWIN_DOWN_CUT_OFF] = "cut-off",
+		[MWIN_DOWN_OPERATOR] = "operator",
+		[MWIN_DOWN_DEVICE] = "device-removed",
+		[MWIN_DOWN_HOSTILE] = "hostile",
+		[MWIN_DOWN_NO_MESSAGES] = "no-messages",
+		[MWIN_DOWN_BAD_PROOF] = "bad-proof",
+		[MWIN_DOWN_NO_PROOF] = "no-proof",
+		[MWIN_DOWN_TENANT] = "tenant-destroyed",
+		[MWIN_DOWN_UNLOAD] = "unload",
+		[MWIN_DOWN_QP_EVENT] = "qp-event",
+	};
+
+	return TABLE_NAME(names, reason);
+}
+
+const char *mwin_stat_name(uint32_t stat)
+{
+	static const char *const names[] = {
+		[MWIN_STAT_GRANTS] = "grants",
+		[MWIN_STAT_REVOKES] = "revokes",
+		[MWIN_STAT_REMOTE_INVALIDATIONS] = "remote_invalidations",
+		[MWIN_STAT_ATTACKS] = "attacks",
+		[MWIN_STAT_ACCESS_ERRORS] = "access_errors",
+		[MWIN_STAT_CUT_OFFS] = "cut_offs",
+		[MWIN_STAT_TIMEOUTS] = "timeouts",
+		[MWIN_STAT_KEYS_SPENT] = "keys_spent",
+		[MWIN_STAT_MR_REPLACEMENTS] = "mr_replacements",
+		[MWIN_STAT_QP_EVENTS] = "qp_events",
+		[MWIN_STAT_QP_ACCESS_ERRORS] = "qp_access_errors",
+		[MWIN_STAT_MSGS_SENT] = "msgs_sent",
+		[MWIN_STAT_MSGS_RECEIVED] = "msgs_received",
+	};
+
+	return TABLE_NAME(names, stat);
 }
 
 const char *mwin_window_state_name(uint32_t state)

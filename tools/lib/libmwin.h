@@ -42,6 +42,9 @@ int mwin_tenant_get(int fd, uint32_t id, uint32_t flags,
 int mwin_tenant_find(int fd, const char *name, struct mwin_tenant_info *info);
 int mwin_tenant_destroy(int fd, uint32_t id);
 
+/* MWIN_STATS: the counters of the module (@id 0), a peer or a tenant. */
+int mwin_stats(int fd, uint32_t scope, uint32_t id, struct mwin_stats *st);
+
 const char *mwin_window_state_name(uint32_t state);
 /* "unknown-tenant", "address", ... for enum mwin_wire_reject_reason. */
 const char *mwin_reject_reason_name(uint32_t reason);
@@ -50,6 +53,19 @@ const char *mwin_peer_state_name(uint32_t state);
 const char *mwin_access_str(uint32_t access, char buf[5]);
 /* "invalidate", "rebind", "destroy", "remote", "error" or "unknown". */
 const char *mwin_revoke_reason_name(uint32_t reason);
+/*
+ * Why a peer went, for enum mwin_down_reason: "disconnect", "qp-error",
+ * "keepalive", "cut-off", "operator", "device-removed", "hostile",
+ * "no-messages", "bad-proof", "no-proof", "tenant-destroyed", "unload",
+ * "qp-event"; "unknown" for others. The module's tracepoint mwin_peer_down
+ * prints the same names.
+ */
+const char *mwin_down_reason_name(uint32_t reason);
+/*
+ * The counter at index @stat of struct mwin_stats.stats (enum mwin_stat):
+ * "grants", "revokes", ..., "msgs_received"; "unknown" for others.
+ */
+const char *mwin_stat_name(uint32_t stat);
 /* Parse "r", "rw", "rwa"...; returns the bits or -EINVAL. */
 int mwin_access_parse(const char *s);
 

@@ -9,8 +9,8 @@
  *   pr_obj_begin(PR_ANY, NULL);          JSON: {
  *   pr_label("window");                  text label of the next field
  *   pr_uint(PR_ANY, "id", 7);            JSON: "id":7   text: window 7
- *   pr_hex(PR_ANY, "rkey", rkey, 8);     JSON: "rkey":2583,"rkey_hex":"0xa17"
- *                                        text: rkey 0x00000a17
+ *   pr_hex(PR_ANY, "rkey", rkey, 0);     JSON: "rkey":2583,"rkey_hex":"0xa17"
+ *                                        text: rkey 0xa17
  *   pr_obj_end(PR_ANY);                  JSON: }        text: end of line
  *   pr_array_end(PR_ANY);                JSON: ]
  *   pr_doc_end();                        JSON: }\n

@@ -108,7 +108,8 @@ static void print_module(struct mw *mw, const struct mwin_info *info)
 	if (mw->details) {
 		pr_uint(PR_ANY, "tenants", info->nr_tenants);
 		pr_uint(PR_ANY, "anon_peers", info->nr_anon_peers);
-		print_rejects(info->rejects);
+		print_reasons("rejects", info->rejects, MWIN_REJECT_SLOTS,
+			      mwin_reject_reason_name);
 	}
 	pr_nl();
 }

@@ -20,7 +20,8 @@ static int usage_monitor(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl monitor\n"
 	      "Prints one line per event (peer_up, peer_down, grant, revoke,\n"
-	      "remote_invalidate, rejected_invalidate, lost) until SIGINT or SIGTERM.\n",
+	      "remote_invalidate, rejected_invalidate, lost) until SIGINT or SIGTERM.\n"
+	      "peer_down says why the peer went (reason qp-error, operator, ...).\n",
 	      stdout);
 	return 0;
 }
@@ -46,6 +47,19 @@ static const char *event_name(uint32_t type)
 	return "unknown";
 }
 
+/* peer_down: the peer, and why it went (0: an older module did not say) */
+static void print_down(const struct mwin_event *ev)
+{
+	pr_uint(PR_ANY, "peer", ev->peer);
+	if (ev->reason) {
+		char why[24];
+
+		pr_str(PR_ANY, "reason", enum_str(mwin_down_reason_name,
+						  ev->reason, "reason-", why,
+						  sizeof(why)));
+	}
+}
+
 static void print_event(struct mw *mw, const struct mwin_event *ev)
 {
 	pr_doc_begin();
@@ -53,8 +67,10 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 	pr_str(PR_ANY, "event", event_name(ev->type));
 	switch (ev->type) {
 	case MWIN_EVENT_PEER_UP:
-	case MWIN_EVENT_PEER_DOWN:
 		pr_uint(PR_ANY, "peer", ev->peer);
+		break;
+	case MWIN_EVENT_PEER_DOWN:
+		print_down(ev);
 		break;
 	case MWIN_EVENT_LOST:
 		pr_uint(PR_ANY, "events", ev->rkey);
@@ -66,7 +82,7 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 	default:
 		pr_uint(PR_ANY, "window", ev->window);
 		pr_uint(PR_ANY, "peer", ev->peer);
-		pr_hex(PR_ANY, "rkey", ev->rkey, 8);
+		pr_hex(PR_ANY, "rkey", ev->rkey, 0);
 		if (ev->type == MWIN_EVENT_REVOKE)
 			pr_str(PR_ANY, "reason", mwin_revoke_reason_name(ev->reason));
 		/* a newer module's event: show what it is */

@@ -12,7 +12,7 @@
  * and exit with status 1 (operation failed) or 2 (usage).
  *
  * This file holds the options and the table of objects; each object has a
- * file of its own (dev.c, peer.c, region.c, window.c, tenant.c,
+ * file of its own (dev.c, peer.c, region.c, window.c, tenant.c, stats.c,
  * monitor.c), and mwctl.h says what they share.
  */
 #include <getopt.h>
@@ -30,7 +30,7 @@ static int usage_top(struct mw *mw)
 	(void)mw;
 	fputs("Usage: mwctl [OPTIONS] OBJECT { COMMAND | help }\n"
 	      "       mwctl [OPTIONS] monitor\n"
-	      "where  OBJECT := { dev | peer | region | window | tenant | monitor | help }\n"
+	      "where  OBJECT := { dev | peer | region | window | tenant | stats | monitor | help }\n"
 	      "       OPTIONS := { -j[son] | -p[retty] | -d[etails] | -h[elp] | -V[ersion] }\n"
 	      "  -j, --json     JSON output, one document per call (JSON lines for monitor)\n"
 	      "  -p, --pretty   indented JSON (implies -j)\n"
@@ -96,6 +96,7 @@ int main(int argc, char **argv)
 		{ "region", cmd_region },
 		{ "window", cmd_window },
 		{ "tenant", cmd_tenant },
+		{ "stats", cmd_stats },
 		{ "monitor", cmd_monitor },
 		{ 0 },
 	};

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mwctl: what the object files (dev.c, peer.c, region.c, window.c,
- * tenant.c, monitor.c) share. mwctl.c parses the options and runs the object named
- * on the command line; utils.c holds the executor, the errors and the
- * shared show helpers; parse.c the parsing of ids, sizes and keywords.
+ * tenant.c, stats.c, monitor.c) share. mwctl.c parses the options and
+ * runs the object named on the command line; utils.c holds the executor,
+ * the errors and the shared show helpers; parse.c the parsing of ids,
+ * sizes and keywords.
  *
  * An object file has a usage, a {name, func} table of its commands (the
  * first one runs when none is given) and a cmd_OBJECT() that hands both to
@@ -48,6 +49,7 @@ int cmd_region(struct mw *mw);
 int cmd_window(struct mw *mw);
 int cmd_tenant(struct mw *mw);
 int cmd_monitor(struct mw *mw);
+int cmd_stats(struct mw *mw);
 
 /* the device named @name (dev.c), for explaining a window that failed */
 bool find_dev(struct mw *mw, const char *name, struct mwin_dev_info *out);
@@ -63,12 +65,6 @@ void tenant_arg_check(const char *arg);
  */
 uint32_t tenant_arg_id(struct mw *mw, const char *arg, char *name,
 		       size_t len);
-/*
- * Refused connections by enum mwin_wire_reject_reason (tenant.c): text
- * "rejects address:2,quota:1" (those not 0; "-" for none), JSON an object
- * "rejects" of every reason.
- */
-void print_rejects(const __u64 *rejects);
 
 /* ---------------------------------------------------------------- utils.c */
 
@@ -82,6 +78,19 @@ usage_err(const char *fmt, ...);
 const char *human(uint64_t v, char *buf, size_t len);
 /* @name, @n bytes that may lack a NUL, as a string in @buf (@n + 1 bytes) */
 const char *name_str(char *buf, const char *name, size_t n);
+/*
+ * @name(@v) (a libmwin name function), or in @buf @prefix and the number
+ * for a value libmwin does not know (a newer module's): "reason-14".
+ */
+const char *enum_str(const char *(*name)(uint32_t), uint32_t v,
+		     const char *prefix, char *buf, size_t len);
+/*
+ * Counts by reason, @slots of them indexed from 1 (refused connections,
+ * peers gone), named by @name: text "KEY address:2,quota:1" (those not 0;
+ * "-" for none), JSON an object KEY of every reason.
+ */
+void print_reasons(const char *key, const __u64 *counts, uint32_t slots,
+		   const char *(*name)(uint32_t));
 
 bool is_help(const char *s);
 /*
@@ -156,6 +165,11 @@ struct kw {
 
 /* Keyword [value] pairs in any order, into @kws; exits on any mistake. */
 void parse_kws(struct mw *mw, struct kw *kws);
+/*
+ * Usage errors of the keywords peer and tenant (window create, rebind,
+ * stats): one of them, not both; one at least when @required.
+ */
+void check_grantee(struct mw *mw, struct kw *kws, bool required);
 /* No arguments allowed but help. */
 void no_args(struct mw *mw);
 struct kw *kw_find(struct kw *kws, const char *name);

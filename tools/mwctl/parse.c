@@ -212,6 +212,20 @@ void parse_kws(struct mw *mw, struct kw *kws)
 				  kws[n].meta);
 }
 
+void check_grantee(struct mw *mw, struct kw *kws, bool required)
+{
+	bool peer = kw_set(kws, "peer"), tenant = kw_set(kws, "tenant");
+
+	if (peer && tenant)
+		usage_err("%s %s takes 'peer ID' or 'tenant NAME', not both",
+			  mw->obj, mw->cmd);
+	if (required && !peer && !tenant)
+		usage_err("%s %s needs 'peer ID' or 'tenant NAME'", mw->obj,
+			  mw->cmd);
+	if (tenant)
+		tenant_arg_check(kw_find(kws, "tenant")->s);
+}
+
 void no_args(struct mw *mw)
 {
 	struct kw none[] = { { 0 } };

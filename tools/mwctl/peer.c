@@ -14,9 +14,11 @@ static int usage_peer(struct mw *mw)
 {
 	(void)mw;
 	fputs("Usage: mwctl peer [ show [ ID ] ]\n"
+	      "       mwctl peer gone [ ID ]\n"
 	      "       mwctl peer disconnect ID\n"
 	      "Peers are RDMA CM connections made by remote hosts, each as a tenant or\n"
-	      "anonymous (tenant -); disconnect tears one down and unbinds its windows.\n",
+	      "anonymous (tenant -); disconnect tears one down and unbinds its windows.\n"
+	      "gone: the last 64 peers that went, as they were then, and why (reason).\n",
 	      stdout);
 	return 0;
 }
@@ -70,6 +72,8 @@ static void print_peer(struct mw *mw, const union mw_info *info)
 	pr_uint(PR_ANY, "qpn", p->qpn);
 	pr_str(PR_ANY, "state", mwin_peer_state_name(p->state));
 	pr_uint(PR_ANY, "windows", p->nr_windows);
+	if (p->down_reason)
+		pr_str(PR_ANY, "reason", mwin_down_reason_name(p->down_reason));
 	if (mw->details) {
 		pr_uint(PR_ANY, "msgs_sent", p->msgs_sent);
 		pr_uint(PR_ANY, "msgs_received", p->msgs_received);
@@ -91,9 +95,27 @@ static const struct mw_object peer_object = {
 	.print = print_peer,
 };
 
+static int get_gone(int fd, uint32_t id, uint32_t flags, union mw_info *info)
+{
+	return mwin_peer_get(fd, id, flags | MWIN_GET_GONE, &info->peer);
+}
+
+/* the module's history of peers that went (MWIN_GET_GONE) */
+static const struct mw_object gone_object = {
+	.name = "gone peer",
+	.list = "gone",
+	.get = get_gone,
+	.print = print_peer,
+};
+
 static int peer_show(struct mw *mw)
 {
 	return mw_show(mw, &peer_object);
+}
+
+static int peer_gone(struct mw *mw)
+{
+	return mw_show(mw, &gone_object);
 }
 
 static int peer_disconnect(struct mw *mw)
@@ -114,6 +136,7 @@ int cmd_peer(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
 		{ "show", peer_show },
+		{ "gone", peer_gone },
 		{ "disconnect", peer_disconnect },
 		{ "help", usage_peer },
 		{ 0 },

@@ -70,42 +70,6 @@ const char *tenant_name(struct mw *mw, uint32_t id, char *buf, size_t len)
 	return buf;
 }
 
-/* the name of reject reason @i, "reason-N" for one libmwin does not know */
-static const char *reason_name(uint32_t i, char *buf, size_t len)
-{
-	const char *name = mwin_reject_reason_name(i);
-
-	if (strcmp(name, "unknown"))
-		return name;
-	snprintf(buf, len, "reason-%u", i);
-	return buf;
-}
-
-void print_rejects(const __u64 *rejects)
-{
-	char text[MWIN_REJECT_SLOTS][48], unknown[MWIN_REJECT_SLOTS][16];
-	const char *list[MWIN_REJECT_SLOTS];
-	size_t n = 0;
-	uint32_t i;
-
-	pr_obj_begin(PR_JSON, "rejects");
-	for (i = 1; i < MWIN_REJECT_SLOTS; i++) {
-		const char *name = reason_name(i, unknown[i], sizeof(unknown[i]));
-		bool known = name != unknown[i];
-
-		if (known || rejects[i])
-			pr_uint(PR_JSON, name, rejects[i]);
-		if (!rejects[i])
-			continue;
-		snprintf(text[n], sizeof(text[n]), "%s:%llu", name,
-			 (unsigned long long)rejects[i]);
-		list[n] = text[n];
-		n++;
-	}
-	pr_obj_end(PR_JSON);
-	pr_strlist(PR_TEXT, "rejects", list, n);
-}
-
 /* "10.0.0.0/8", "fd00::/64" */
 static const char *net_str(const struct mwin_tenant_net *net, char *buf,
 			   size_t len)
@@ -144,7 +108,8 @@ static void print_tenant_counters(const struct mwin_tenant_info *t)
 	pr_uint(PR_ANY, "remote_invalidations", t->remote_invalidations);
 	pr_uint(PR_ANY, "access_errors", t->access_errors);
 	pr_uint(PR_ANY, "bytes_granted", t->bytes_granted);
-	print_rejects(t->rejects);
+	print_reasons("rejects", t->rejects, MWIN_REJECT_SLOTS,
+		      mwin_reject_reason_name);
 }
 
 /* A limit of a tenant's; 0, none, is "-" in text and 0 in JSON. */

@@ -65,6 +65,49 @@ const char *name_str(char *buf, const char *name, size_t n)
 	return buf;
 }
 
+const char *enum_str(const char *(*name)(uint32_t), uint32_t v,
+		     const char *prefix, char *buf, size_t len)
+{
+	const char *s = name(v);
+
+	if (strcmp(s, "unknown"))
+		return s;
+	snprintf(buf, len, "%s%u", prefix, v);
+	return buf;
+}
+
+/* The most entries a reason array of the uAPI has. */
+#define REASON_SLOTS	16
+_Static_assert(MWIN_REJECT_SLOTS <= REASON_SLOTS &&
+	       MWIN_DOWN_SLOTS <= REASON_SLOTS, "a reason array grew");
+
+void print_reasons(const char *key, const __u64 *counts, uint32_t slots,
+		   const char *(*name)(uint32_t))
+{
+	char text[REASON_SLOTS][48], unknown[REASON_SLOTS][16];
+	const char *list[REASON_SLOTS];
+	size_t n = 0;
+	uint32_t i;
+
+	pr_obj_begin(PR_JSON, key);
+	for (i = 1; i < slots && i < REASON_SLOTS; i++) {
+		const char *s = enum_str(name, i, "reason-", unknown[i],
+					 sizeof(unknown[i]));
+
+		/* JSON: every reason libmwin knows, and any other counted */
+		if (s != unknown[i] || counts[i])
+			pr_uint(PR_JSON, s, counts[i]);
+		if (!counts[i])
+			continue;
+		snprintf(text[n], sizeof(text[n]), "%s:%llu", s,
+			 (unsigned long long)counts[i]);
+		list[n] = text[n];
+		n++;
+	}
+	pr_obj_end(PR_JSON);
+	pr_strlist(PR_TEXT, key, list, n);
+}
+
 /* ---------------------------------------------------------------- executor */
 
 bool is_help(const char *s)

@@ -48,7 +48,11 @@ static void print_window(struct mw *mw, const union mw_info *info)
 					     sizeof(tenant)));
 	pr_uint(PR_JSON, "tenant_id", w->tenant);
 	pr_str(PR_ANY, "state", mwin_window_state_name(w->state));
-	pr_hex(PR_ANY, "rkey", w->rkey, 8);
+	/* only a bound window has a live rkey: text "-", JSON no "rkey" */
+	if (w->state == MWIN_WINDOW_BOUND)
+		pr_hex(PR_ANY, "rkey", w->rkey, 0);
+	else
+		pr_str(PR_TEXT, "rkey", "-");
 	pr_hex(PR_ANY, "iova", w->iova, 0);
 	pr_uint(PR_ANY, "len", w->length);
 	pr_str(PR_ANY, "access", mwin_access_str(w->access, acc));
@@ -117,23 +121,6 @@ struct grantee {
 	uint32_t tenant;
 	char name[MWIN_TENANT_NAME_MAX + 1];	/* the tenant's, or its id */
 };
-
-/*
- * Usage errors of the keywords peer and tenant: one of them, not both;
- * one at least when @required (create).
- */
-static void check_grantee(struct mw *mw, struct kw *kws, bool required)
-{
-	bool peer = kw_set(kws, "peer"), tenant = kw_set(kws, "tenant");
-
-	if (peer && tenant)
-		usage_err("window %s takes 'peer ID' or 'tenant NAME', not both",
-			  mw->cmd);
-	if (required && !peer && !tenant)
-		usage_err("window %s needs 'peer ID' or 'tenant NAME'", mw->cmd);
-	if (tenant)
-		tenant_arg_check(kw_find(kws, "tenant")->s);
-}
 
 /*
  * The grantee the keywords name into @g; when they name none, window

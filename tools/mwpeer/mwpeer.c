@@ -5,12 +5,14 @@
  *   mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY]
  *          [--tenant NAME [--key FILE]] HOST
  *
- * Connects to mwin on HOST, anonymously (wire version 2) or as a peer of
- * tenant NAME (wire version 3; with the tenant's key in FILE, both sides
- * prove they hold it), prints {"event":"connected","peer":N}, then
- * reads one command per line on stdin and answers each with exactly one
- * JSON object on one line of stdout. Messages from the module print as
- * events when they arrive ({"event":"grant",...}, {"event":"revoke",...},
+ * (opts.c has the command line: every option has a long name too, and
+ * --help and --version.) Connects to mwin on HOST, anonymously (wire
+ * version 2) or as a peer of tenant NAME (wire version 3; with the
+ * tenant's key in FILE, both sides prove they hold it), prints
+ * {"event":"connected","peer":N}, then reads one command per line on stdin
+ * and answers each with exactly one JSON object on one line of stdout.
+ * Messages from the module print as events when they arrive
+ * ({"event":"grant",...}, {"event":"revoke",...},
  * {"event":"disconnected"}, {"event":"error",...} for a bad message or a
  * failed receive). Run "help" for the commands. Numbers are decimal or 0x
  * hex. Exit status: 0 after "quit" or end of input, 1 if the first
@@ -29,8 +31,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,22 +43,10 @@
 
 #include <openssl/crypto.h>
 
-#include "mwpeer.h"
+#include "opts.h"
 
 #define MAX_LINE	(64U << 20)
 #define SMALL_READ	4096
-
-static const char usage_text[] =
-	"usage: mwpeer [-p PORT] [-d DEVICE] [-t TIMEOUT_MS] [-b BUF_BYTES] [-r RETRY]\n"
-	"              [--tenant NAME [--key FILE]] HOST\n"
-	"  -p PORT        RDMA CM port of mwin (default 18520)\n"
-	"  -d DEVICE      RDMA device to use (e.g. rxe0) or local IP address\n"
-	"  -t TIMEOUT_MS  bound for connecting and each operation (default 10000)\n"
-	"  -b BUF_BYTES   local buffer size, largest transfer (default 4 MiB)\n"
-	"  -r RETRY       transport retries, 1..7 (default 2; rxe: 7 = forever)\n"
-	"  --tenant NAME  connect as a peer of tenant NAME (wire version 3)\n"
-	"  --key FILE     the tenant's key: the file's bytes, 16 to 64 of them\n"
-	"Reads commands on stdin, answers one JSON object per line; \"help\" lists them.\n";
 
 static const char *const help_lines[] = {
 	"write RKEY IOVA HEX|@LEN",
@@ -306,37 +294,6 @@ static void take_events(struct cli *c)
 }
 
 /* ------------------------------------------------------------ parsing */
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	int base = 10;
-	char *end;
-
-	if (!s || !*s)
-		return false;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-		if (!*s)
-			return false;
-	}
-	if (*s < '0' || (*s > '9' && base == 10) ||
-	    (base == 16 && !strchr("0123456789abcdefABCDEF", *s)))
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, base);
-	return !errno && !*end;
-}
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, &v) || v > UINT32_MAX)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
 
 static int hexval(char ch)
 {
@@ -946,171 +903,52 @@ static bool run_lines(struct cli *c, struct linebuf *lb)
 	return true;
 }
 
-/* The key in @path: the file's bytes exactly, MWIN_TENANT_KEY_MIN to _MAX. */
-static bool read_key(const char *path, uint8_t key[MWIN_TENANT_KEY_MAX],
-		     size_t *key_len)
+/* Why the first connection to @cl's host failed with @r, on stderr. */
+static void say_not_connected(struct mwpeer *p, const struct cmdline *cl,
+			      int r)
 {
-	uint8_t buf[MWIN_TENANT_KEY_MAX + 1];
-	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct mwpeer_reject rj;
+	char where[300];
 
-	if (fd < 0) {
-		fprintf(stderr, "mwpeer: key file %s: %s\n", path, strerror(errno));
-		return false;
-	}
-	while (n < sizeof(buf)) {
-		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "mwpeer: key file %s: %s\n", path,
-				strerror(errno));
-			close(fd);
-			OPENSSL_cleanse(buf, sizeof(buf));
-			return false;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n < MWIN_TENANT_KEY_MIN || n > MWIN_TENANT_KEY_MAX) {
-		fprintf(stderr, "mwpeer: key file %s has %s%zu bytes: a key is %d to %d bytes (the file's bytes exactly, no newline stripped)\n",
-			path, n > MWIN_TENANT_KEY_MAX ? "more than " : "",
-			n > MWIN_TENANT_KEY_MAX ? (size_t)MWIN_TENANT_KEY_MAX : n,
-			MWIN_TENANT_KEY_MIN, MWIN_TENANT_KEY_MAX);
-		OPENSSL_cleanse(buf, sizeof(buf));
-		return false;
-	}
-	memcpy(key, buf, n);
-	*key_len = n;
-	OPENSSL_cleanse(buf, sizeof(buf));
-	return true;
+	if (strchr(cl->host, ':'))
+		snprintf(where, sizeof(where), "[%s]:%u", cl->host, cl->port);
+	else
+		snprintf(where, sizeof(where), "%s:%u", cl->host, cl->port);
+	mwpeer_reject(p, &rj);
+	if (r == -ENOKEY)
+		fprintf(stderr, "mwpeer: cannot connect to %s: tenant %s has a key: give --key FILE\n",
+			where, cl->o.tenant);
+	else if (r == -ECONNREFUSED && rj.version_valid && !rj.wire_reason)
+		fprintf(stderr, "mwpeer: cannot connect to %s: %s (mwin speaks wire version %u, mwpeer %u)\n",
+			where, strerror(-r), rj.version,
+			cl->o.tenant ? (unsigned int)MWIN_WIRE_VERSION_TENANT :
+			(unsigned int)MWIN_WIRE_VERSION);
+	else if (r == -ECONNREFUSED && !rj.by_module)
+		fprintf(stderr, "mwpeer: cannot connect to %s: %s (is mwin loaded?)\n",
+			where, strerror(-r));
+	else
+		fprintf(stderr, "mwpeer: cannot connect to %s: %s (%s)\n",
+			where, strerror(-r), mwpeer_errmsg(p));
 }
-
-/* a name mwpeer_create() takes: 1 to 23 bytes of [A-Za-z0-9._-] */
-static bool tenant_ok(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len && len < MWIN_TENANT_NAME_MAX &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
-}
-
-enum { OPT_TENANT = 256, OPT_KEY };
-
-static const struct option long_opts[] = {
-	{ "tenant", required_argument, NULL, OPT_TENANT },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 int main(int argc, char **argv)
 {
-	struct mwpeer_opts o = { 0 };
+	struct cmdline cl = { 0 };
 	struct linebuf lb = { 0 };
 	struct cli c = { 0 };
-	uint8_t key[MWIN_TENANT_KEY_MAX];
-	size_t key_len = 0;
-	const char *key_file = NULL;
-	const char *host;
-	uint64_t v;
-	uint16_t port = mwpeer_default_port();
-	int opt, r;
+	int r;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt_long(argc, argv, "p:d:t:b:r:h", long_opts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case OPT_TENANT:
-			if (!tenant_ok(optarg)) {
-				fprintf(stderr, "mwpeer: bad tenant name \"%s\": 1 to %d bytes of A-Z a-z 0-9 . _ -\n",
-					optarg, MWIN_TENANT_NAME_MAX - 1);
-				goto usage;
-			}
-			o.tenant = optarg;
-			break;
-		case OPT_KEY:
-			key_file = optarg;
-			break;
-		case 'p':
-			if (!parse_u64(optarg, &v) || !v || v > 65535)
-				goto usage;
-			port = (uint16_t)v;
-			break;
-		case 'd':
-			o.dev = optarg;
-			break;
-		case 't':
-			if (!parse_u64(optarg, &v) || !v || v > INT32_MAX)
-				goto usage;
-			o.timeout_ms = (int)v;
-			break;
-		case 'b':
-			if (!parse_u64(optarg, &v) || !v || v > (1ULL << 32))
-				goto usage;
-			o.buf_size = (size_t)v;
-			break;
-		case 'r':
-			if (!parse_u64(optarg, &v) || !v || v > 7)
-				goto usage;
-			o.retry_count = (uint8_t)v;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			goto usage;
-		}
-	}
-	if (optind != argc - 1)
-		goto usage;
-	host = argv[optind];
-	if (key_file) {
-		if (!o.tenant) {
-			fputs("mwpeer: --key needs --tenant\n", stderr);
-			goto usage;
-		}
-		if (!read_key(key_file, key, &key_len))
-			return 2;
-		o.key = key;
-		o.key_len = key_len;
-	}
-
-	c.p = mwpeer_create(&o);
-	OPENSSL_cleanse(key, sizeof(key));	/* the library has its copy */
+	parse_cmdline(argc, argv, &cl);
+	c.p = mwpeer_create(&cl.o);
+	OPENSSL_cleanse(cl.key, sizeof(cl.key));	/* the library has its copy */
 	if (!c.p) {
 		fprintf(stderr, "mwpeer: %s\n", strerror(errno));
 		return 1;
 	}
-	r = mwpeer_open(c.p, host, port);
+	r = mwpeer_open(c.p, cl.host, cl.port);
 	if (r) {
-		struct mwpeer_reject rj;
-		char where[300];
-
-		if (strchr(host, ':'))
-			snprintf(where, sizeof(where), "[%s]:%u", host, port);
-		else
-			snprintf(where, sizeof(where), "%s:%u", host, port);
-		mwpeer_reject(c.p, &rj);
-		if (r == -ENOKEY)
-			fprintf(stderr, "mwpeer: cannot connect to %s: tenant %s has a key: give --key FILE\n",
-				where, o.tenant);
-		else if (r == -ECONNREFUSED && rj.version_valid &&
-			 !rj.wire_reason)
-			fprintf(stderr, "mwpeer: cannot connect to %s: %s (mwin speaks wire version %u, mwpeer %u)\n",
-				where, strerror(-r), rj.version,
-				o.tenant ? (unsigned int)MWIN_WIRE_VERSION_TENANT :
-				(unsigned int)MWIN_WIRE_VERSION);
-		else if (r == -ECONNREFUSED && !rj.by_module)
-			fprintf(stderr, "mwpeer: cannot connect to %s: %s (is mwin loaded?)\n",
-				where, strerror(-r));
-		else
-			fprintf(stderr, "mwpeer: cannot connect to %s: %s (%s)\n",
-				where, strerror(-r), mwpeer_errmsg(c.p));
+		say_not_connected(c.p, &cl, r);
 		mwpeer_close(c.p);
 		return 1;
 	}
@@ -1138,7 +976,4 @@ int main(int argc, char **argv)
 	free(c.j.s);
 	free(lb.buf);
 	return 0;
-usage:
-	fputs(usage_text, stderr);
-	return 2;
 }

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run the tools (build/tools/mwctl and mwpeer, or $MWCTL and $MWPEER) as
+ * programs, as a user would, and read what they print: their exit status,
+ * stdout and stderr, their text lines ("key value" pairs) and their JSON
+ * documents (a small parser). Shared by mwin_mwctl.c and mwin_observe.c.
+ */
+#ifndef _MWCTL_RUN_H
+#define _MWCTL_RUN_H
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include "mwin_test.h"
+
+/* ------------------------------------------------------------ running */
+
+struct run {
+	int status;	/* exit status; 128 + signal when killed */
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t err_len;
+};
+
+/* The programs run: build/tools/NAME, or the one $MWCTL or $MWPEER names. */
+enum prog { PROG_MWCTL, PROG_MWPEER };
+
+static inline const char *prog_path(enum prog p)
+{
+	static const char *const env[] = { "MWCTL", "MWPEER" };
+	static const char *const built[] = {
+		"build/tools/mwctl", "build/tools/mwpeer",
+	};
+	const char *path = getenv(env[p]);
+
+	return path ? path : built[p];
+}
+
+static inline void buf_add(char **b, size_t *len, const char *d, size_t n)
+{
+	char *nb = realloc(*b, *len + n + 1);
+
+	if (!nb)
+		abort();
+	memcpy(nb + *len, d, n);
+	*len += n;
+	nb[*len] = '\0';
+	*b = nb;
+}
+
+static inline void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* how a command runs */
+enum run_as {
+	AS_ROOT,
+	AS_NODEV,	/* with an empty /dev of its own: no /dev/mwin */
+	AS_NOBODY,	/* as user and group 65534 */
+};
+
+static inline void run_setup(enum run_as as)
+{
+	if (as == AS_NODEV &&
+	    (unshare(CLONE_NEWNS) ||
+	     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     mount("tmpfs", "/dev", "tmpfs", 0, NULL)))
+		_exit(126);
+	if (as == AS_NOBODY && test_become_nobody())
+		_exit(126);
+}
+
+/*
+ * Run program @p with @argv (NULL-terminated, argv[0] is the name),
+ * feeding it @in on stdin; capture stdout, stderr and the exit status.
+ */
+static inline int run_argv(struct run *r, enum prog p, const void *in,
+			   size_t in_len, enum run_as as, char **argv)
+{
+	int po[2], pe[2], pi[2];
+	size_t in_off = 0;
+	pid_t pid;
+	int st;
+
+	run_free(r);
+	buf_add(&r->out, &r->out_len, "", 0);
+	buf_add(&r->err, &r->err_len, "", 0);
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(pi, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		/* opened as root: the user may not reach into the tree */
+		int exe = open(prog_path(p), O_RDONLY | O_CLOEXEC);
+
+		dup2(pi[0], 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		run_setup(as);
+		fexecve(exe, argv, environ);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	close(pi[0]);
+	if (!in_len) {
+		close(pi[1]);
+		pi[1] = -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	while (po[0] >= 0 || pe[0] >= 0) {
+		struct pollfd pfd[3] = {
+			{ .fd = po[0], .events = POLLIN },
+			{ .fd = pe[0], .events = POLLIN },
+			{ .fd = pi[1], .events = POLLOUT },
+		};
+		char buf[65536];
+		ssize_t n;
+		int i;
+
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (i = 0; i < 2; i++) {
+			if (!pfd[i].revents)
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n > 0) {
+				if (i == 0)
+					buf_add(&r->out, &r->out_len, buf, n);
+				else
+					buf_add(&r->err, &r->err_len, buf, n);
+			} else if (n == 0 || errno != EINTR) {
+				close(pfd[i].fd);
+				if (i == 0)
+					po[0] = -1;
+				else
+					pe[0] = -1;
+			}
+		}
+		if (pi[1] >= 0 && pfd[2].revents) {
+			n = write(pi[1], (const char *)in + in_off, in_len - in_off);
+			if (n > 0)
+				in_off += n;
+			if (n < 0 || in_off == in_len) {
+				close(pi[1]);
+				pi[1] = -1;
+			}
+		}
+	}
+	if (pi[1] >= 0)
+		close(pi[1]);
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* What @fd gives until its end, NUL-terminated. */
+static inline char *read_all(int fd)
+{
+	char buf[4096], *out = NULL;
+	size_t len = 0;
+	ssize_t n;
+
+	buf_add(&out, &len, "", 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		buf_add(&out, &len, buf, n);
+	return out;
+}
+
+/* split @line at spaces into @argv after @name (at most @max - 1 words) */
+static inline void split(char *line, char *name, char **argv, int max)
+{
+	int n = 0;
+	char *save = NULL, *w;
+
+	argv[n++] = name;
+	for (w = strtok_r(line, " ", &save); w && n < max - 1;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+}
+
+/* Run program @p with the words of @fmt as its arguments. */
+static inline int __attribute__((format(printf, 6, 7)))
+run_prog(struct run *r, enum prog p, const void *in, size_t in_len,
+	 enum run_as as, const char *fmt, ...)
+{
+	static char *const names[] = { "mwctl", "mwpeer" };
+	char line[1024], *argv[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	split(line, names[p], argv, 64);
+	return run_argv(r, p, in, in_len, as, argv);
+}
+
+/* mwctl with the words of the format: run_in(r, in, len, as, fmt, ...) */
+#define run_in(_r, _in, _in_len, _as, ...) \
+	run_prog(_r, PROG_MWCTL, _in, _in_len, _as, __VA_ARGS__)
+#define RUN(_r, ...) ASSERT_EQ(0, run_in(_r, NULL, 0, AS_ROOT, __VA_ARGS__))
+
+/* success: status 0 and nothing on stderr */
+#define EXPECT_OK(_r) do {						\
+	EXPECT_EQ(0, (_r)->status);					\
+	EXPECT_STREQ("", (_r)->err);					\
+} while (0)
+
+#define ASSERT_OK(_r) do {						\
+	ASSERT_STREQ("", (_r)->err);					\
+	ASSERT_EQ(0, (_r)->status);					\
+} while (0)
+
+/* failure: exactly one line on stderr, nothing on stdout */
+#define EXPECT_ERR(_r, _status, ...) do {				\
+	char _want[512];						\
+	snprintf(_want, sizeof(_want) - 1, __VA_ARGS__);		\
+	strcat(_want, "\n");						\
+	EXPECT_EQ(_status, (_r)->status);				\
+	EXPECT_STREQ(_want, (_r)->err);					\
+	EXPECT_STREQ("", (_r)->out);					\
+} while (0)
+
+/* --------------------------------------------------------------- JSON */
+
+enum jtype { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ };
+
+struct jv {
+	enum jtype t;
+	bool b;
+	uint64_t u;		/* JNUM: the value, when a plain integer */
+	bool integer;
+	char *s;		/* JSTR */
+	size_t n;		/* JARR, JOBJ: members */
+	char **keys;		/* JOBJ */
+	struct jv **v;
+};
+
+static inline void jfree(struct jv *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->n; i++) {
+		if (j->keys)
+			free(j->keys[i]);
+		jfree(j->v[i]);
+	}
+	free(j->keys);
+	free(j->v);
+	free(j->s);
+	free(j);
+}
+
+static inline void jws(const char **p)
+{
+	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
+		(*p)++;
+}
+
+static inline char *jstring(const char **p)
+{
+	char *out = NULL;
+	size_t len = 0;
+
+	if (**p != '"')
+		return NULL;
+	(*p)++;
+	buf_add(&out, &len, "", 0);
+	while (**p && **p != '"') {
+		char c = **p;
+
+		if ((unsigned char)c < 0x20)
+			goto bad;
+		if (c == '\\') {
+			(*p)++;
+			switch (**p) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '"': c = '"'; break;
+			case '\\': c = '\\'; break;
+			case '/': c = '/'; break;
+			case 'u': {
+				unsigned int u;
+
+				if (sscanf(*p + 1, "%4x", &u) != 1 || u > 0x7f)
+					goto bad;
+				c = (char)u;
+				*p += 4;
+				break;
+			}
+			default:
+				goto bad;
+			}
+		}
+		buf_add(&out, &len, &c, 1);
+		(*p)++;
+	}
+	if (**p != '"')
+		goto bad;
+	(*p)++;
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+static inline struct jv *jvalue(const char **p, int depth)
+{
+	struct jv *j = calloc(1, sizeof(*j));
+
+	if (!j || depth > 32)
+		goto bad;
+	jws(p);
+	if (**p == '{' || **p == '[') {
+		bool obj = **p == '{';
+		char close = obj ? '}' : ']';
+
+		j->t = obj ? JOBJ : JARR;
+		(*p)++;
+		jws(p);
+		if (**p == close) {
+			(*p)++;
+			return j;
+		}
+		for (;;) {
+			char *key = NULL;
+			struct jv *v;
+
+			jws(p);
+			if (obj) {
+				key = jstring(p);
+				if (!key)
+					goto bad;
+				jws(p);
+				if (**p != ':') {
+					free(key);
+					goto bad;
+				}
+				(*p)++;
+			}
+			v = jvalue(p, depth + 1);
+			if (!v) {
+				free(key);
+				goto bad;
+			}
+			j->v = realloc(j->v, (j->n + 1) * sizeof(*j->v));
+			if (obj)
+				j->keys = realloc(j->keys, (j->n + 1) * sizeof(*j->keys));
+			j->v[j->n] = v;
+			if (obj)
+				j->keys[j->n] = key;
+			j->n++;
+			jws(p);
+			if (**p == ',') {
+				(*p)++;
+				continue;
+			}
+			if (**p != close)
+				goto bad;
+			(*p)++;
+			return j;
+		}
+	}
+	if (**p == '"') {
+		j->t = JSTR;
+		j->s = jstring(p);
+		if (!j->s)
+			goto bad;
+		return j;
+	}
+	if (!strncmp(*p, "true", 4) || !strncmp(*p, "false", 5)) {
+		j->t = JBOOL;
+		j->b = **p == 't';
+		*p += j->b ? 4 : 5;
+		return j;
+	}
+	if (!strncmp(*p, "null", 4)) {
+		*p += 4;
+		return j;
+	}
+	if (**p == '-' || isdigit((unsigned char)**p)) {
+		const char *start = *p;
+
+		j->t = JNUM;
+		j->integer = isdigit((unsigned char)**p);
+		if (**p == '-')
+			(*p)++;
+		if (!isdigit((unsigned char)**p))
+			goto bad;
+		if (**p == '0' && isdigit((unsigned char)(*p)[1]))
+			goto bad;	/* no leading zeros in JSON */
+		while (isdigit((unsigned char)**p))
+			(*p)++;
+		if (**p == '.' || **p == 'e' || **p == 'E') {
+			j->integer = false;
+			while (**p && strchr("0123456789.eE+-", **p))
+				(*p)++;
+		}
+		if (j->integer)
+			j->u = strtoull(start, NULL, 10);
+		return j;
+	}
+bad:
+	jfree(j);
+	return NULL;
+}
+
+/* one whole document, nothing but white space after it */
+static inline struct jv *jparse(const char *s)
+{
+	const char *p = s;
+	struct jv *j = jvalue(&p, 0);
+
+	if (!j)
+		return NULL;
+	jws(&p);
+	if (*p) {
+		jfree(j);
+		return NULL;
+	}
+	return j;
+}
+
+static inline struct jv *jget(const struct jv *o, const char *key)
+{
+	size_t i;
+
+	if (!o || o->t != JOBJ)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return o->v[i];
+	return NULL;
+}
+
+#define JMISSING UINT64_MAX
+
+/* the integer at @key, JMISSING when there is none */
+static inline uint64_t jnum(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JNUM && v->integer ? v->u : JMISSING;
+}
+
+static inline const char *jstr(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JSTR ? v->s : "(none)";
+}
+
+static inline int jbool(const struct jv *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->t == JBOOL ? v->b : -1;
+}
+
+/* the element of array @a whose @key is @val */
+static inline struct jv *jfind(const struct jv *a, const char *key,
+			       uint64_t val)
+{
+	size_t i;
+
+	if (!a || a->t != JARR)
+		return NULL;
+	for (i = 0; i < a->n; i++)
+		if (jnum(a->v[i], key) == val)
+			return a->v[i];
+	return NULL;
+}
+
+/* --------------------------------------------------------------- text */
+
+/* a copy of the first line of @out with @s at its start (or @anywhere) */
+static inline char *find_line(const char *out, const char *s, bool anywhere)
+{
+	const char *p = out;
+	size_t n = strlen(s);
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (anywhere ? !!memmem(p, len, s, n) :
+			       len >= n && !strncmp(p, s, n))
+			return strndup(p, len);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* a copy of the first line of @out that starts with @prefix, or NULL */
+static inline char *text_line(const char *out, const char *prefix)
+{
+	return find_line(out, prefix, false);
+}
+
+/* a copy of the first line of @out that holds @s, or NULL */
+static inline char *line_with(const char *out, const char *s)
+{
+	return find_line(out, s, true);
+}
+
+/* the word after the word @key in @line ("" if none), in @buf */
+static inline const char *tval(const char *line, const char *key,
+			       char *buf, size_t len)
+{
+	char copy[1024], *save = NULL, *w;
+	bool next = false;
+
+	buf[0] = '\0';
+	if (!line)
+		return buf;
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (next) {
+			snprintf(buf, len, "%s", w);
+			break;
+		}
+		next = !strcmp(w, key);
+	}
+	return buf;
+}
+
+static inline uint64_t tnum(const char *line, const char *key)
+{
+	char buf[64];
+
+	tval(line, key, buf, sizeof(buf));
+	return *buf ? strtoull(buf, NULL, 0) : JMISSING;
+}
+
+/* the value of the first "NAME N" at the start of the output */
+static inline uint32_t first_id(const char *out, const char *name)
+{
+	char fmt[32];
+	unsigned int id = 0;
+
+	snprintf(fmt, sizeof(fmt), "%s %%u ", name);
+	if (sscanf(out, fmt, &id) != 1)
+		return 0;
+	return id;
+}
+
+#endif /* _MWCTL_RUN_H */
