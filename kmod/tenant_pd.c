@@ -154,6 +154,21 @@ static bool tenant_pd_can_carry(struct mwin_peer *p)
 	return peer_takes_grants(p) && !test_bit(MWIN_PEER_KILLED, &p->flags);
 }
 
+/* tenant_pd_carrier() under pd_lock */
+static struct mwin_peer *tenant_pd_find_carrier(struct mwin_tenant_pd *tpd,
+						struct mwin_peer *not)
+{
+	struct mwin_peer *p;
+
+	list_for_each_entry(p, &tpd->peers, tpd_node) {
+		if (p != not && tenant_pd_can_carry(p)) {
+			mwin_obj_get(&p->obj);
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /**
  * tenant_pd_carrier() - a connection to post a tenant window's requests on
  * @tpd: the window's tenant PD
@@ -165,39 +180,28 @@ static bool tenant_pd_can_carry(struct mwin_peer *p)
 struct mwin_peer *tenant_pd_carrier(struct mwin_tenant_pd *tpd,
 				    struct mwin_peer *not)
 {
-	struct mwin_peer *p, *found = NULL;
+	struct mwin_peer *p;
 
 	mutex_lock(&tpd->tenant->pd_lock);
-	list_for_each_entry(p, &tpd->peers, tpd_node) {
-		if (p != not && tenant_pd_can_carry(p)) {
-			mwin_obj_get(&p->obj);
-			found = p;
-			break;
-		}
-	}
+	p = tenant_pd_find_carrier(tpd, not);
 	mutex_unlock(&tpd->tenant->pd_lock);
-	return found;
+	return p;
 }
 
 /* A connection of @t, on any device, that can carry windows; referenced. */
 struct mwin_peer *tenant_carrier(struct mwin_tenant *t)
 {
 	struct mwin_tenant_pd *tpd;
-	struct mwin_peer *p, *found = NULL;
+	struct mwin_peer *p = NULL;
 
 	mutex_lock(&t->pd_lock);
 	list_for_each_entry(tpd, &t->pds, node) {
-		list_for_each_entry(p, &tpd->peers, tpd_node) {
-			if (tenant_pd_can_carry(p)) {
-				mwin_obj_get(&p->obj);
-				found = p;
-				goto out;
-			}
-		}
+		p = tenant_pd_find_carrier(tpd, NULL);
+		if (p)
+			break;
 	}
-out:
 	mutex_unlock(&t->pd_lock);
-	return found;
+	return p;
 }
 
 /*

@@ -624,19 +624,28 @@ TEST_F(conns, connection_quota)
 }
 
 /* Windows bound to a tenant's peers at once: max_windows. */
+/* Set @t's limits on acme, then connect a peer of acme that proved it. */
+static struct mwpeer *limited_peer(struct __test_metadata *_metadata,
+				   int fd, struct mwin_tenant_info *t)
+{
+	struct mwpeer *p;
+	int err;
+
+	ASSERT_EQ(0, mwin_tenant_set(fd, t));
+	p = test_peer_of("acme", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, test_wait_peer_state(fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
+	return p;
+}
+
 TEST_F(conns, window_quota)
 {
 	struct mwin_tenant_info t = { .id = self->tenant, .max_windows = 1,
 				      .flags = MWIN_TENANT_SET_MAX_WINDOWS };
 	struct mwin_window_bind a, b;
-	struct mwpeer *p;
-	int err;
+	struct mwpeer *p = limited_peer(_metadata, self->fd, &t);
 
-	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = test_peer_of("acme", key_a, NULL, &err);
-	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
-					  MWIN_PEER_CONNECTED));
 	a = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &a));
 	b = test_bind(self->region, mwpeer_id(p), 8192, 4096,
@@ -656,14 +665,8 @@ TEST_F(conns, byte_quota)
 	struct mwin_tenant_info t = { .id = self->tenant, .max_bytes = 12288,
 				      .flags = MWIN_TENANT_SET_MAX_BYTES };
 	struct mwin_window_bind a, b, c;
-	struct mwpeer *p;
-	int err;
+	struct mwpeer *p = limited_peer(_metadata, self->fd, &t);
 
-	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
-	p = test_peer_of("acme", key_a, NULL, &err);
-	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
-					  MWIN_PEER_CONNECTED));
 	a = test_bind(self->region, mwpeer_id(p), 0, 8192, MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &a));
 	b = test_bind(self->region, 0, 16384, 8192, MWIN_ACCESS_READ, 0);
