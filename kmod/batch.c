@@ -13,6 +13,8 @@
  * A chained window is marked batched rather than locked between its post
  * and its completion (a batch would hold more locks than lockdep allows):
  * window_lock() waits for it.
+ *
+ * Leases that run out together are revoked the same way (batch_expire()).
  */
 #include <linux/slab.h>
 
@@ -52,8 +54,15 @@ struct batch_chain {
 	u64 ns;		/* from the post to the completion, then its time */
 };
 
+/*
+ * @reason: of its invalidations' revokes: MWIN_REVOKE_EXPIRED for a batch
+ * of leases that ran out, which revokes only those still due
+ * @ops: batch_alloc() with ops: entries for batch_expire()
+ */
 struct batch {
 	struct batch_item *items;
+	struct mwin_batch_op *ops;
+	enum mwin_wire_reason reason;
 	unsigned int pending;
 	struct batch_chain chains[MWIN_OPS_DEPTH];
 	unsigned int nchains;
@@ -143,6 +152,12 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 	it->inv = w->state == MWIN_WINDOW_BOUND;
 	if (op->opcode == MWIN_BATCH_INVALIDATE) {
 		ret = it->inv ? 0 : 2;	/* nothing to revoke: done */
+		if (b->reason != MWIN_REVOKE_EXPIRED)
+			goto chain;
+		if (!lease_due(w))
+			ret = 2;	/* renewed or ended meanwhile */
+		else if (!it->inv)
+			lease_expired(w);	/* a tenant's, waiting: no rkey */
 		goto chain;
 	}
 
@@ -256,7 +271,7 @@ static void batch_wait(struct batch_chain *c)
 }
 
 /* Give an entry its result and its peer the messages, as the single call. */
-static void batch_finish(struct batch_item *it)
+static void batch_finish(struct batch *b, struct batch_item *it)
 {
 	struct mwin_window *w = it->w;
 	struct batch_chain *c = it->chain;
@@ -272,13 +287,13 @@ static void batch_finish(struct batch_item *it)
 		it->op->result = window_op_failed(w, ret, it->inv);
 	} else if (it->reg) {
 		window_bound(w, it->op->access, it->inv);
+		lease_set(w, it->op->expires_ms);
 		window_tell_grant(w, it->inv ? &it->old_rkey : NULL);
 		it->op->rkey = w->rkey;
 		it->op->iova = window_offset(w);
 	} else {
-		window_invalidated(w, MWIN_REVOKE_INVALIDATE);
-		window_tell_revoke(w, it->old_rkey, MWIN_REVOKE_INVALIDATE,
-				   NULL);
+		window_invalidated(w, b->reason);
+		window_tell_revoke(w, it->old_rkey, b->reason, NULL);
 	}
 	it->pending = false;
 	window_unbatch(w);
@@ -303,7 +318,7 @@ static void batch_flush(struct batch *b, unsigned int upto)
 	}
 	for (i = 0; i < upto; i++)
 		if (b->items[i].pending)
-			batch_finish(&b->items[i]);
+			batch_finish(b, &b->items[i]);
 	mwin_test_delay(MWIN_TEST_BATCH_RELEASE);
 	/* Each peer's messages of this flush go out together. */
 	for (i = 0; i < b->nchains; i++)
@@ -330,6 +345,7 @@ static int batch_single(struct mwin_ucmd *batch, struct mwin_batch_op *op)
 		.flags = op->flags, .id = op->id, .region = op->region,
 		.peer = op->peer, .access = op->access,
 		.offset = op->offset, .length = op->length,
+		.expires_ms = op->expires_ms,
 	};
 	struct mwin_ucmd ucmd = { .f = batch->f, .c = batch->c, .cmd = &bind };
 	int ret;
@@ -369,38 +385,51 @@ static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
 }
 
 /**
- * window_batch() - carry out @n checked entries of a batch
- * @ucmd: the call
- * @ops: entries, each already checked as the single call checks its
- *	argument (a non-zero @result marks an entry that failed that check)
- * @n: number of entries
- * @failed: out, the number of entries that failed
- *
- * Return: 0, or -ENOMEM when no entry was carried out.
+ * batch_alloc() - a batch of up to @n entries
+ * @n: entries
+ * @ops: with room for @n entries of its own, for batch_expire()
  */
-int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
-		 unsigned int n, u32 *failed)
+struct batch *batch_alloc(unsigned int n, bool ops)
 {
-	struct batch *b;
+	struct batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return NULL;
+	b->items = kvcalloc(n, sizeof(*b->items), GFP_KERNEL);
+	if (ops)
+		b->ops = kvcalloc(n, sizeof(*b->ops), GFP_KERNEL);
+	if (!b->items || (ops && !b->ops)) {
+		batch_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void batch_free(struct batch *b)
+{
+	kvfree(b->ops);
+	kvfree(b->items);
+	kfree(b);
+}
+
+/*
+ * Carry out @n entries, in order. The windows of entries whose item has
+ * one already (batch_expire()) are the caller's; the others are looked up
+ * and referenced here.
+ */
+static void batch_run(struct batch *b, struct mwin_ucmd *ucmd,
+		      struct mwin_batch_op *ops, unsigned int n)
+{
 	struct batch_item *it;
 	unsigned int i;
 	int ret;
-
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return -ENOMEM;
-	b->items = kcalloc(n, sizeof(*b->items), GFP_KERNEL);
-	if (!b->items) {
-		kfree(b);
-		return -ENOMEM;
-	}
 
 	for (i = 0; i < n; i++) {
 		it = &b->items[i];
 		it->op = &ops[i];
 		if (it->op->result)
 			continue;
-		if (it->op->opcode != MWIN_BATCH_CREATE &&
+		if (!it->w && it->op->opcode != MWIN_BATCH_CREATE &&
 		    batch_seen(ops, i, it->op->id)) {
 			it->op->result = -EINVAL;
 			continue;
@@ -408,7 +437,8 @@ int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		ret = 1;
 		if (it->op->opcode == MWIN_BATCH_REBIND ||
 		    it->op->opcode == MWIN_BATCH_INVALIDATE) {
-			it->w = window_get(it->op->id, &ucmd->c);
+			if (!it->w)
+				it->w = window_get(it->op->id, &ucmd->c);
 			ret = it->w ? batch_prepare(b, it, i) : -ENOENT;
 		}
 		if (ret == 0 && (b->pending == MWIN_OPS_DEPTH ||
@@ -422,14 +452,59 @@ int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 			it->op->result = ret;
 	}
 	batch_flush(b, n);
+}
 
+/**
+ * window_batch() - carry out @n checked entries of a batch
+ * @ucmd: the call
+ * @ops: entries, each already checked as the single call checks its
+ *	argument (a non-zero @result marks an entry that failed that check)
+ * @n: number of entries
+ * @failed: out, the number of entries that failed
+ *
+ * Return: 0, or -ENOMEM when no entry was carried out.
+ */
+int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
+		 unsigned int n, u32 *failed)
+{
+	struct batch *b = batch_alloc(n, false);
+	unsigned int i;
+
+	if (!b)
+		return -ENOMEM;
+	b->reason = MWIN_REVOKE_INVALIDATE;
+	batch_run(b, ucmd, ops, n);
 	*failed = 0;
 	for (i = 0; i < n; i++) {
 		if (b->items[i].w)
 			window_put(b->items[i].w);
 		*failed += !!ops[i].result;
 	}
-	kfree(b->items);
-	kfree(b);
+	batch_free(b);
 	return 0;
+}
+
+/**
+ * batch_expire() - revoke the leases of @ws that are still due
+ * @b: a batch_alloc() with ops, of at least @n entries
+ * @ws: windows lease.c took off its tree, referenced by the caller
+ * @n: their number
+ *
+ * As a WINDOW_BATCH of invalidations, with reason MWIN_REVOKE_EXPIRED; a
+ * window renewed or revoked since is left alone (batch_prepare()). No
+ * entry goes through the single calls, so no caller is needed.
+ */
+void batch_expire(struct batch *b, struct mwin_window **ws, unsigned int n)
+{
+	unsigned int i;
+
+	memset(b->items, 0, n * sizeof(*b->items));
+	memset(b->ops, 0, n * sizeof(*b->ops));
+	for (i = 0; i < n; i++) {
+		b->ops[i].opcode = MWIN_BATCH_INVALIDATE;
+		b->ops[i].id = ws[i]->obj.id;
+		b->items[i].w = ws[i];
+	}
+	b->reason = MWIN_REVOKE_EXPIRED;
+	batch_run(b, NULL, b->ops, n);
 }

@@ -143,7 +143,7 @@ static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 static int mwin_check_bind(struct mwin_window_bind *cmd, u32 allowed_flags)
 {
 	if (cmd->flags & ~allowed_flags || cmd->rkey || cmd->iova ||
-	    (cmd->peer && cmd->tenant))
+	    cmd->__reserved || (cmd->peer && cmd->tenant))
 		return -EINVAL;
 	if (!cmd->access || cmd->access & ~MWIN_ACCESS_ALL || !cmd->length)
 		return -EINVAL;
@@ -186,6 +186,15 @@ static int mwin_cmd_window_destroy(struct mwin_ucmd *ucmd)
 	struct mwin_destroy *cmd = ucmd->cmd;
 
 	return mwin_check_destroy(cmd, 0) ?: window_destroy(cmd->id, &ucmd->c);
+}
+
+static int mwin_cmd_window_renew(struct mwin_ucmd *ucmd)
+{
+	struct mwin_window_renew *cmd = ucmd->cmd;
+
+	if (cmd->flags || !cmd->expires_ms || cmd->expires_ns)
+		return -EINVAL;
+	return cmd->id ? window_renew(cmd, &ucmd->c) : -ENOENT;
 }
 
 static int mwin_cmd_window_get(struct mwin_ucmd *ucmd)
@@ -234,9 +243,10 @@ static int mwin_check_batch_op(struct mwin_batch_op *op)
 		.flags = op->flags, .id = op->id, .region = op->region,
 		.peer = op->peer, .access = op->access,
 		.offset = op->offset, .length = op->length,
+		.expires_ms = op->expires_ms,
 	};
 
-	if (op->rkey || op->result || op->iova)
+	if (op->rkey || op->result || op->iova || op->__reserved)
 		return -EINVAL;
 	switch (op->opcode) {
 	case MWIN_BATCH_CREATE:
@@ -249,7 +259,7 @@ static int mwin_check_batch_op(struct mwin_batch_op *op)
 	case MWIN_BATCH_INVALIDATE:
 	case MWIN_BATCH_DESTROY:
 		if (op->flags || op->region || op->peer || op->access ||
-		    op->offset || op->length)
+		    op->offset || op->length || op->expires_ms)
 			return -EINVAL;
 		return op->id ? 0 : -ENOENT;
 	default:
@@ -274,7 +284,7 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved || cmd->failed || !n ||
 	    n > MWIN_BATCH_MAX ||
-	    usize < offsetofend(struct mwin_batch_op, iova) ||
+	    usize < MWIN_BATCH_OP_SIZE_VER0 ||
 	    usize > MWIN_BATCH_OP_MAX_SIZE)
 		return -EINVAL;
 	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
@@ -322,6 +332,7 @@ union mwin_ucmd_buffer {
 	struct mwin_window_batch batch;
 	struct mwin_tenant_info tenant;
 	struct mwin_stats stats;
+	struct mwin_window_renew renew;
 };
 
 /* The command numbers of structs that grew encode their first version. */
@@ -331,6 +342,12 @@ static_assert(offsetofend(struct mwin_peer_info, rejected_invalidations) ==
 	      MWIN_PEER_INFO_SIZE_VER0);
 static_assert(offsetofend(struct mwin_tenant_info, rejects) ==
 	      MWIN_TENANT_INFO_SIZE_VER0);
+static_assert(offsetofend(struct mwin_window_bind, iova) ==
+	      MWIN_WINDOW_BIND_SIZE_VER0);
+static_assert(offsetofend(struct mwin_window_info, tenant) ==
+	      MWIN_WINDOW_INFO_SIZE_VER0);
+static_assert(offsetofend(struct mwin_batch_op, iova) ==
+	      MWIN_BATCH_OP_SIZE_VER0);
 
 struct mwin_ioctl_op {
 	unsigned int ioctl_num;
@@ -388,6 +405,8 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP_W(TENANT_DESTROY, mwin_cmd_tenant_destroy,
 		   struct mwin_destroy, __reserved),
 	IOCTL_OP(STATS, mwin_stats_get, struct mwin_stats, rejects),
+	IOCTL_OP_W(WINDOW_RENEW, mwin_cmd_window_renew,
+		   struct mwin_window_renew, expires_ns),
 };
 
 long mwin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -166,9 +166,13 @@ static int __init mwin_init(void)
 	if (!mwin_wq)
 		return -ENOMEM;
 
-	ret = ib_register_client(&mwin_client);
+	ret = lease_init();
 	if (ret)
 		goto err_wq;
+
+	ret = ib_register_client(&mwin_client);
+	if (ret)
+		goto err_lease;
 
 	ret = peer_listen();
 	if (ret)
@@ -186,6 +190,8 @@ err_listen:
 	peer_stop_listen();
 err_client:
 	ib_unregister_client(&mwin_client);
+err_lease:
+	lease_exit();
 err_wq:
 	destroy_workqueue(mwin_wq);
 	return ret;
@@ -203,6 +209,7 @@ static void __exit mwin_exit(void)
 	WRITE_ONCE(mwin_unloading, true);
 	ib_unregister_client(&mwin_client);
 	mwin_obj_destroy_all(&mwin_window_type);
+	lease_exit();
 	mwin_obj_destroy_all(&mwin_region_type);
 	mwin_obj_destroy_all(&mwin_tenant_type);
 	destroy_workqueue(mwin_wq);

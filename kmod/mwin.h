@@ -26,7 +26,9 @@
  *     leaves it in its teardown);
  *   - a tenant PD holds its tenant and device; a peer holds its tenant PD,
  *     and so does a window while it has an MR in it;
- *   - a window granted to a tenant holds the tenant.
+ *   - a window granted to a tenant holds the tenant;
+ *   - the tree of leases holds each window in it (lease.c), and so does
+ *     the list of one-shot windows handed back, to be destroyed.
  *
  * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
@@ -42,6 +44,7 @@
  *   peer->send_lock (spinlock)     message sequence and send slots
  *   peer->lock (spinlock)          peer state, window list, rkey history
  *   tenant->lock (spinlock)        a tenant's settings, peers and counts
+ *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
  * No global lock is held while waiting for the device.
@@ -55,6 +58,8 @@
  *   any --operation failed, or cut off--> UNBOUND (the peer is torn down)
  *   any --cut off, and the device did not even flush--> BROKEN (MR kept
  *   until the peer's QP is drained, then UNBOUND)
+ *   BOUND --lease ran out: LOCAL_INV ok--> INVALIDATED (expired)
+ *   a one-shot window handed back or expired --> destroyed
  *
  * Revocation bound
  *   A chain that revokes an rkey waits at most revoke_timeout_ms for its
@@ -86,7 +91,8 @@
 #define MWIN_CHUNK_ORDER	9
 #define MWIN_SEND_DEPTH		32
 #define MWIN_WINDOW_CREATE_FLAGS \
-	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET)
+	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET | \
+	 MWIN_WINDOW_ONCE)
 /* Window operations in flight on one QP: bounds the send queue. */
 #define MWIN_OPS_DEPTH		64
 /* Kicks of a stalled send queue in flight on one QP (peer_kick()). */
@@ -562,6 +568,15 @@ struct mwin_window {
 	/* ns from its post to its completion, for the revoke tracepoint */
 	u64 op_ns;
 
+	/* its lease's deadline, CLOCK_MONOTONIC; 0: none (lease.c) */
+	ktime_t expires;
+	/* in the tree of leases while @expires is set, but while it expires */
+	struct rb_node lease_node;
+	/* its last lease ran out, and it was not bound since */
+	bool expired;
+	/* in lease.c's list of one-shot windows to destroy */
+	struct list_head reap_node;
+
 	u64 binds;
 	u64 invalidations;
 	u64 remote_invalidations;
@@ -627,8 +642,22 @@ void region_remove_range(struct mwin_region *r, struct mwin_range *range);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* batch.c */
+struct batch;
+struct batch *batch_alloc(unsigned int n, bool ops);
+void batch_free(struct batch *b);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed);
+void batch_expire(struct batch *b, struct mwin_window **ws, unsigned int n);
+
+/* lease.c */
+int lease_init(void);
+void lease_exit(void);
+void lease_set(struct mwin_window *w, u32 ms);
+void lease_end(struct mwin_window *w);
+u32 lease_left_ms(const struct mwin_window *w);
+bool lease_due(const struct mwin_window *w);
+void lease_expired(struct mwin_window *w);
+void lease_reap(struct mwin_window *w);
 
 /* window.c */
 int window_create(struct mwin_ucmd *ucmd);
@@ -636,6 +665,9 @@ int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c);
 int window_invalidate(u32 id, const struct mwin_caller *c);
 int window_destroy(u32 id, const struct mwin_caller *c);
 int window_destroy_obj(struct mwin_window *w);
+void window_finish_destroy(struct mwin_window *w);
+void window_end_once(struct mwin_window *w);
+int window_renew(struct mwin_window_renew *arg, const struct mwin_caller *c);
 int window_get_info(struct mwin_window_info *info,
 		    const struct mwin_caller *c);
 u32 window_count(const struct mwin_caller *c);
@@ -659,7 +691,7 @@ void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why);
 void window_tell_grant(struct mwin_window *w, const u32 *replaced);
 void window_tell_revoke(struct mwin_window *w, u32 rkey,
 			enum mwin_wire_reason why, struct mwin_peer *not);
-int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns);
+int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns, bool inv_only);
 
 /* verbs.c */
 void verbs_init_window(struct mwin_window *w);

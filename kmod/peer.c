@@ -392,13 +392,19 @@ void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		peer_msg_revoke(&m[0], p->obj.id, w, *replaced,
 				MWIN_REVOKE_REBIND);
 	}
-	mwin_event(MWIN_EVENT_GRANT, &w->obj, w->obj.id, p->obj.id, w->rkey, 0);
+	u32 lease_ms = lease_left_ms(w);
+
+	mwin_event(MWIN_EVENT_GRANT, &w->obj, w->obj.id, p->obj.id, w->rkey,
+		   lease_ms);
 	if (w->flags & MWIN_WINDOW_QUIET)
 		return;
 	peer_msg_init(grant, MWIN_WIRE_GRANT, w->obj.id, w->rkey);
 	grant->access = cpu_to_le16(w->access);
+	grant->lease_ms = cpu_to_le32(lease_ms);
 	grant->iova = cpu_to_le64(window_offset(w));
 	grant->length = cpu_to_le64(window_length(w));
+	if (w->flags & MWIN_WINDOW_ONCE)
+		grant->flags = cpu_to_le32(MWIN_WIRE_GRANT_ONCE);
 	peer_queue_msgs(p, m, replaced ? 2 : 1);
 }
 

@@ -22,7 +22,8 @@
 			 { MWIN_REVOKE_DESTROY, "destroy" },		\
 			 { MWIN_REVOKE_REMOTE, "remote" },		\
 			 { MWIN_REVOKE_ERROR, "error" },		\
-			 { MWIN_REVOKE_HANDED_BACK, "handed-back" })
+			 { MWIN_REVOKE_HANDED_BACK, "handed-back" },	\
+			 { MWIN_REVOKE_EXPIRED, "expired" })
 
 #define show_qp_event(e)						\
 	__print_symbolic(e, { IB_EVENT_QP_FATAL, "qp-fatal" },		\
@@ -176,6 +177,24 @@ TRACE_EVENT(mwin_remote_invalidate,
 		      __entry->peer,
 		      __entry->rkey,
 		      __entry->own)
+);
+
+TRACE_EVENT(mwin_lease_expire,
+	    TP_PROTO(const struct mwin_window *w, s64 late_ns),
+	    TP_ARGS(w, late_ns),
+	    TP_STRUCT__entry(__field(u32, window)
+			     __field(u32, peer)
+			     __field(u32, rkey)
+			     __field(s64, late_ns)),
+	    TP_fast_assign(__entry->window = w->obj.id;
+			   __entry->peer = w->peer ? w->peer->obj.id : 0;
+			   __entry->rkey = w->rkey;
+			   __entry->late_ns = late_ns;),
+	    TP_printk("window=%u peer=%u rkey=0x%x late_ns=%lld",
+		      __entry->window,
+		      __entry->peer,
+		      __entry->rkey,
+		      __entry->late_ns)
 );
 
 TRACE_EVENT(mwin_op_timeout,

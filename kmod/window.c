@@ -86,7 +86,7 @@ static void window_release(struct mwin_obj *o)
 {
 	struct mwin_window *w = to_window(o);
 
-	WARN_ON(w->mr || w->peer);
+	WARN_ON(w->mr || w->peer || !RB_EMPTY_NODE(&w->lease_node));
 	if (w->tenant)
 		tenant_put(w->tenant);
 	kvfree(w->sgl);
@@ -279,6 +279,8 @@ static void window_detach(struct mwin_window *w)
 		window_count_revoke(w);
 		w->waiting = w->tenant && !w->dead;
 	}
+	if (!w->waiting)
+		lease_end(w);
 	w->peer = NULL;
 	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
@@ -347,6 +349,7 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 		window_count_revoke(w);
 	}
 	peer_kill(w->peer, MWIN_DOWN_QP_ERROR);
+	lease_end(w);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
 	if (w->mr_tpd && (ret == -ENOTCONN || ret == -EIO)) {
@@ -363,6 +366,10 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why)
 {
 	trace_mwin_window_revoke(w, w->rkey, why, w->op_ns);
+	if (why == MWIN_REVOKE_EXPIRED)
+		lease_expired(w);
+	else
+		lease_end(w);
 	w->state = MWIN_WINDOW_INVALIDATED;
 	w->invalidations++;
 	window_count_revoke(w);
@@ -587,6 +594,8 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 		      arg->flags & MWIN_CREATE_FD_OWNED);
 	mutex_init(&w->lock);
 	INIT_LIST_HEAD(&w->peer_node);
+	RB_CLEAR_NODE(&w->lease_node);
+	INIT_LIST_HEAD(&w->reap_node);
 	verbs_init_window(w);
 	w->region = r;		/* the window holds the region from now on */
 	w->range.window = w;
@@ -716,6 +725,7 @@ int window_create(struct mwin_ucmd *ucmd)
 		region_remove_range(r, &w->range);
 		goto err_id;
 	}
+	lease_set(w, arg->expires_ms);
 	/* The id will hold the initial reference, the call one more. */
 	mwin_obj_get(&w->obj);
 	ucmd->obj = &w->obj;
@@ -759,6 +769,7 @@ static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
 	region_end_move(w->region, &w->range, &w->old_range, ret);
 	if (ret)
 		return ret;
+	lease_set(w, arg->expires_ms);
 	window_fill_result(w, arg);
 	window_tell_grant(w, replaced ? &old_rkey : NULL);
 	return 0;
@@ -862,6 +873,19 @@ out_put:
 	return ret;
 }
 
+/*
+ * The rest of a destroy, once @w is dead and unpublished: revoke, give its
+ * range back, drop the id's reference. Drops @w->lock.
+ */
+static void window_teardown_locked(struct mwin_window *w)
+{
+	lease_end(w);
+	window_unbind(w, MWIN_REVOKE_DESTROY);
+	mutex_unlock(&w->lock);
+	region_remove_range(w->region, &w->range);
+	window_put(w);		/* the id's reference */
+}
+
 static int window_destroy_locked(struct mwin_window *w)
 {
 	if (w->dead) {
@@ -870,11 +894,67 @@ static int window_destroy_locked(struct mwin_window *w)
 	}
 	w->dead = true;
 	mwin_obj_unpublish(&w->obj);
-	window_unbind(w, MWIN_REVOKE_DESTROY);
-	mutex_unlock(&w->lock);
-	region_remove_range(w->region, &w->range);
-	window_put(w);		/* the id's reference */
+	window_teardown_locked(w);
 	return 0;
+}
+
+/**
+ * window_finish_destroy() - the destroy of a one-shot window handed back
+ * @w: window the hand-back made dead (window_handed_back()); its id's
+ *	reference is the caller's to give up
+ */
+void window_finish_destroy(struct mwin_window *w)
+{
+	window_lock(w);
+	window_teardown_locked(w);
+}
+
+/**
+ * window_end_once() - destroy a one-shot window whose lease ran out
+ * @w: window, referenced, from lease.c's batch of due leases
+ *
+ * Not one renewed or rebound since (its lease did not run out then).
+ */
+void window_end_once(struct mwin_window *w)
+{
+	window_lock(w);
+	if (w->flags & MWIN_WINDOW_ONCE && w->expired)
+		window_destroy_locked(w);
+	else
+		mutex_unlock(&w->lock);
+}
+
+/* Push @w's lease back: see struct mwin_window_renew. */
+static int window_renew_locked(struct mwin_window *w,
+			       struct mwin_window_renew *arg)
+{
+	if (w->dead)
+		return -ENOENT;
+	if (w->state == MWIN_WINDOW_BROKEN)
+		return -EIO;
+	if (w->state != MWIN_WINDOW_BOUND && !w->waiting)
+		return w->expired ? -ETIME : -ESTALE;
+	lease_set(w, arg->expires_ms);
+	arg->expires_ns = ktime_to_ns(w->expires);
+	if (w->state == MWIN_WINDOW_BOUND && w->granted)
+		window_tell_grant(w, NULL);
+	return 0;
+}
+
+int window_renew(struct mwin_window_renew *arg, const struct mwin_caller *c)
+{
+	struct mwin_window *w = window_get(arg->id, c);
+	int ret;
+
+	if (!w)
+		return -ENOENT;
+	ret = window_lock_killable(w);
+	if (!ret) {
+		ret = window_renew_locked(w, arg);
+		mutex_unlock(&w->lock);
+	}
+	window_put(w);
+	return ret;
 }
 
 /**
@@ -929,6 +1009,7 @@ int window_get_info(struct mwin_window_info *info,
 	info->remote_invalidations = w->remote_invalidations;
 	info->wflags = w->flags;
 	info->tenant = w->tenant ? w->tenant->obj.id : 0;
+	info->expires_ns = ktime_to_ns(w->expires);
 	mutex_unlock(&w->lock);
 	window_put(w);
 	return 0;
@@ -959,6 +1040,22 @@ static bool window_granted_to(const struct mwin_window *w,
 		test_bit(MWIN_PEER_AUTHENTIC, &p->flags));
 }
 
+/*
+ * A one-shot window handed back is gone for its callers at once; lease.c
+ * finishes the destroy, which may wait for the device, out of the receive
+ * handler. Its range stays taken until then: its region's DMA maps must
+ * outlive its MR (a forced region destroy waits for the window to leave
+ * the region). A window whose creation was not finalized is left to it.
+ */
+static void window_handed_back(struct mwin_window *w)
+{
+	if (!(w->flags & MWIN_WINDOW_ONCE) || !w->granted || w->dead)
+		return;
+	w->dead = true;
+	mwin_obj_unpublish(&w->obj);
+	lease_reap(w);
+}
+
 /**
  * window_remote_invalidate() - a peer sent Send-with-Invalidate of @rkey
  * @p: the sender
@@ -984,6 +1081,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		own = window_granted_to(w, p);
 		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
 		if (hit) {
+			lease_end(w);
 			w->state = MWIN_WINDOW_INVALIDATED;
 			w->remote_invalidations++;
 			if (own)
@@ -992,6 +1090,8 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 					   MWIN_REVOKE_HANDED_BACK :
 					   MWIN_REVOKE_REMOTE, own ? p : NULL);
 		}
+		if (hit && own)
+			window_handed_back(w);
 		mutex_unlock(&w->lock);
 	}
 	trace_mwin_remote_invalidate(wid, p, rkey, own);
@@ -1075,11 +1175,56 @@ void window_forget_tenant(struct mwin_tenant *t)
 }
 
 #ifdef MWIN_BENCH
+/*
+ * Ready @w, locked, for a benchmark run of @iterations binds: bound, and
+ * with that many keys left, or a new MR (outside the timing), as a rebind
+ * would take.
+ */
+static int window_bench_ready(struct mwin_window *w, u32 iterations)
+{
+	bool replaced;
+	u32 old_rkey;
+	int ret;
+
+	if (w->dead)
+		return -ENOENT;
+	if (w->state != MWIN_WINDOW_BOUND || iterations >= MWIN_KEYS)
+		return -EINVAL;
+	if (MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS) >= iterations)
+		return 0;
+	/* all keys spent: window_bind() takes a new MR */
+	bitmap_fill(w->keys_used, MWIN_KEYS);
+	ret = window_bind(w, w->peer, w->tenant, w->access, &replaced,
+			  &old_rkey);
+	if (!ret)
+		window_tell_grant(w, NULL);
+	return ret;
+}
+
+/* One rebind of the benchmark's: LOCAL_INV + REG_MR, or just a REG_MR. */
+static int window_bench_bind(struct mwin_window *w, bool revokes)
+{
+	int key = window_pick_key(w);
+	int ret;
+
+	set_bit(key, w->keys_used);
+	ret = verbs_register(w, key, w->access, revokes);
+	if (ret)
+		return window_op_failed(w, ret, revokes);
+	w->rkey = w->mr->rkey;
+	w->binds++;
+	w->invalidations++;
+	return 0;
+}
+
 /**
  * mwin_bench_rebind() - the floor under a rebind, for the benchmark module
  * @id: a bound window
  * @iterations: rebinds to make, at most MWIN_KEYS - 1
  * @ns: out, nanoseconds they took
+ * @inv_only: time only a LOCAL_INV per iteration, the floor under a
+ *	revoke: each is posted and waited for alone, and the REG_MR that binds
+ *	the window again before the next one is not timed
  *
  * Posts the same LOCAL_INV + REG_MR chain as WINDOW_REBIND in a loop, with
  * no ioctl, no lookup and no message per rebind, and key bytes drawn as
@@ -1092,47 +1237,37 @@ void window_forget_tenant(struct mwin_tenant *t)
  * Return: 0, -ENOENT, -EINVAL (not bound, or too many iterations) or a
  * verbs error.
  */
-int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns)
+int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns, bool inv_only)
 {
 	struct mwin_window *w = window_get(id, &mwin_module_caller);
-	u32 i, known, old_rkey;
-	bool replaced;
-	int key, ret = 0;
+	u32 i, known;
 	u64 start;
+	int ret;
 
 	if (!w)
 		return -ENOENT;
 	window_lock(w);
-	if (w->dead || w->state != MWIN_WINDOW_BOUND ||
-	    iterations >= MWIN_KEYS) {
-		ret = w->dead ? -ENOENT : -EINVAL;
+	ret = window_bench_ready(w, iterations);
+	if (ret)
 		goto out;
-	}
-	if (MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS) < iterations) {
-		/* all keys spent: window_bind() takes a new MR */
-		bitmap_fill(w->keys_used, MWIN_KEYS);
-		ret = window_bind(w, w->peer, w->tenant, w->access, &replaced,
-				  &old_rkey);
-		if (ret)
-			goto out;
-		window_tell_grant(w, NULL);
-	}
 	known = w->rkey;
-	start = ktime_get_ns();
-	for (i = 0; i < iterations; i++) {
-		key = window_pick_key(w);
-		set_bit(key, w->keys_used);
-		ret = verbs_register(w, key, w->access, true);
-		if (ret) {
-			window_op_failed(w, ret, true);
-			goto out;
+	*ns = 0;
+	for (i = 0; i < iterations && !ret; i++) {
+		start = ktime_get_ns();
+		if (inv_only) {
+			ret = verbs_invalidate(w);
+			*ns += ktime_get_ns() - start;
+			if (ret)
+				ret = window_op_failed(w, ret, true);
+			else
+				ret = window_bench_bind(w, false);
+		} else {
+			ret = window_bench_bind(w, true);
+			*ns += ktime_get_ns() - start;
 		}
-		w->rkey = w->mr->rkey;
-		w->binds++;
-		w->invalidations++;
 	}
-	*ns = ktime_get_ns() - start;
-	window_tell_grant(w, &known);
+	if (!ret)
+		window_tell_grant(w, &known);
 out:
 	mutex_unlock(&w->lock);
 	window_put(w);

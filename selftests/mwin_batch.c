@@ -242,7 +242,7 @@ TEST_F(batch, unreadable_batch_changes_nothing)
 	cmd.count = MWIN_BATCH_MAX + 1;
 	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
 	cmd.count = 2;
-	cmd.op_size = sizeof(ops[0]) - 8;
+	cmd.op_size = MWIN_BATCH_OP_SIZE_VER0 - 8;
 	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
 	cmd.op_size = sizeof(big[0]);
 	cmd.ops = (uintptr_t)big;

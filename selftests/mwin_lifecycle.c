@@ -85,6 +85,49 @@ TEST_F(dev, delete_with_live_windows_then_add_back)
 	EXPECT_EQ('d', self->mem[0]);
 }
 
+/*
+ * Leases end with their device's peers: no expiry comes after, and the
+ * windows, one-shot ones too, are unbound as any window.
+ */
+TEST_F(dev, leases_end_with_their_device)
+{
+	struct mwin_window_bind b, once;
+	struct mwin_window_info wi;
+	struct mwin_stats before, after;
+	uint32_t pid = 0;
+	int rfd, status;
+	char verdict = 0;
+	pid_t child;
+
+	child = test_spawn_peer("10.99.0.1", 'D', &rfd);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(sizeof(pid), read(rfd, &pid, sizeof(pid)));
+	ASSERT_NE(0, pid);
+	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_READ, 0);
+	b.expires_ms = 1000;
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	once = test_bind(self->region, pid, 8192, 4096, MWIN_ACCESS_READ,
+			 MWIN_WINDOW_ONCE);
+	once.expires_ms = 1000;
+	ASSERT_EQ(0, mwin_window_create(self->fd, &once));
+	ASSERT_EQ(0, mwin_stats(self->fd, MWIN_STATS_MODULE, 0, &before));
+
+	ASSERT_EQ(0, test_sh("rdma link delete rxet0"));
+	EXPECT_EQ(1, read(rfd, &verdict, 1));
+	EXPECT_EQ('D', verdict);
+	waitpid(child, &status, 0);
+	close(rfd);
+	usleep(1500000);	/* past the deadlines */
+	ASSERT_EQ(0, mwin_stats(self->fd, MWIN_STATS_MODULE, 0, &after));
+	EXPECT_EQ(before.stats[MWIN_STAT_EXPIRIES],
+		  after.stats[MWIN_STAT_EXPIRIES]);
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, wi.state);
+	EXPECT_EQ(0, wi.expires_ns);
+	ASSERT_EQ(0, mwin_window_get(self->fd, once.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, wi.state);
+}
+
 /* A peer process killed outright is cleaned up; its windows unbound. */
 TEST_F(dev, vanished_peer_is_cleaned_up)
 {
@@ -288,6 +331,40 @@ TEST(unload_with_live_windows)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-ENOENT, mwin_region_destroy(fd, region, 0));
 	close(fd);
+}
+
+/*
+ * Unload with leases pending and a one-shot window being destroyed: the
+ * timer and the work are done with before the module's text goes (a timer
+ * left armed would fire into freed memory once the deadlines pass).
+ */
+TEST(unload_with_leases)
+{
+	const char *ko = getenv("MWIN_KO");
+	struct mwin_window_bind b;
+	struct mwpeer *p;
+	uint32_t region;
+	int fd = mwin_open(), i;
+
+	ASSERT_NE(NULL, ko);
+	ASSERT_LE(0, fd);
+	p = test_connect();
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mwin_region_create(fd, 1 << 20, 0, &region, NULL));
+	for (i = 0; i < 8; i++) {
+		b = test_bind(region, mwpeer_id(p), i * 4096, 4096,
+			      MWIN_ACCESS_READ, i % 2 ? MWIN_WINDOW_ONCE : 0);
+		b.expires_ms = 500 + i * 100;
+		ASSERT_EQ(0, mwin_window_create(fd, &b));
+	}
+	/* the last one-shot window handed back: the module destroys it */
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_send_inv(p, b.rkey));
+	close(fd);
+	ASSERT_EQ(0, test_sh("rmmod mwin"));
+	EXPECT_EQ(0, test_wait_disconnected(p));
+	mwpeer_close(p);
+	usleep(1500000);	/* past every deadline */
+	ASSERT_EQ(0, test_load(ko, NULL));
 }
 
 TEST_HARNESS_MAIN

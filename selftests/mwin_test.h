@@ -329,6 +329,20 @@ static inline int test_wait_window(int fd, uint32_t id, uint32_t state,
 	return -ETIMEDOUT;
 }
 
+/* Wait until window @id is gone: a one-shot window's end. */
+static inline int test_wait_window_gone(int fd, uint32_t id)
+{
+	struct mwin_window_info wi;
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		if (mwin_window_get(fd, id, 0, &wi) == -ENOENT)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 /* Wait until window @id is bound, carried by peer @peer; its info in @wi. */
 static inline int test_wait_window_peer(int fd, uint32_t id, uint32_t peer,
 					struct mwin_window_info *wi)

@@ -100,11 +100,14 @@ static const struct cmd cmds[] = {
 	{ MWIN_REGION_CREATE, sizeof(struct mwin_region_create) },
 	{ MWIN_REGION_DESTROY, sizeof(struct mwin_destroy) },
 	{ MWIN_REGION_GET, sizeof(struct mwin_region_info) },
-	{ MWIN_WINDOW_CREATE, sizeof(struct mwin_window_bind) },
-	{ MWIN_WINDOW_REBIND, sizeof(struct mwin_window_bind) },
+	{ MWIN_WINDOW_CREATE, sizeof(struct mwin_window_bind),
+	  MWIN_WINDOW_BIND_SIZE_VER0 },
+	{ MWIN_WINDOW_REBIND, sizeof(struct mwin_window_bind),
+	  MWIN_WINDOW_BIND_SIZE_VER0 },
 	{ MWIN_WINDOW_INVALIDATE, sizeof(struct mwin_destroy) },
 	{ MWIN_WINDOW_DESTROY, sizeof(struct mwin_destroy) },
-	{ MWIN_WINDOW_GET, sizeof(struct mwin_window_info) },
+	{ MWIN_WINDOW_GET, sizeof(struct mwin_window_info),
+	  MWIN_WINDOW_INFO_SIZE_VER0 },
 	{ MWIN_PEER_GET, sizeof(struct mwin_peer_info),
 	  MWIN_PEER_INFO_SIZE_VER0 },
 	{ MWIN_PEER_DISCONNECT, sizeof(struct mwin_destroy) },
@@ -118,6 +121,7 @@ static const struct cmd cmds[] = {
 	  MWIN_TENANT_INFO_SIZE_VER0 },
 	{ MWIN_TENANT_DESTROY, sizeof(struct mwin_destroy) },
 	{ MWIN_STATS, sizeof(struct mwin_stats) },
+	{ MWIN_WINDOW_RENEW, sizeof(struct mwin_window_renew) },
 };
 
 /* Room for the largest struct of cmds[] and 8 bytes past it. */
@@ -411,8 +415,9 @@ TEST_F(uapi, window_create_bad)
 	b.field = val;							\
 	EXPECT_ERR_UNCHANGED(err, mwin_window_create(self->fd, &b));	\
 } while (0)
-	WC(flags, 1U << 3, -EINVAL);
+	WC(flags, 1U << 4, -EINVAL);
 	WC(flags, 1U << 31, -EINVAL);
+	WC(__reserved, 1, -EINVAL);
 	WC(tenant, 1, -EINVAL);			/* a peer and a tenant */
 	WC(tenant, ~0U, -EINVAL);
 	WC(rkey, 1, -EINVAL);
@@ -454,6 +459,7 @@ TEST_F(uapi, window_rebind_bad)
 	WR(region, self->region, -EINVAL);
 	WR(flags, MWIN_CREATE_FD_OWNED, -EINVAL);
 	WR(flags, MWIN_WINDOW_QUIET, -EINVAL);
+	WR(flags, MWIN_WINDOW_ONCE, -EINVAL);
 	WR(flags, 1U << 9, -EINVAL);
 	WR(tenant, 999999, -ENOENT);
 	b = test_bind(0, mwpeer_id(self->peer), 8192, 4096, MWIN_ACCESS_READ, 0);

@@ -116,6 +116,19 @@ int mwin_window_destroy(int fd, uint32_t id)
 	return mwin_by_id(fd, MWIN_WINDOW_DESTROY, id, 0);
 }
 
+int mwin_window_renew(int fd, uint32_t id, uint32_t expires_ms,
+		      uint64_t *expires_ns)
+{
+	struct mwin_window_renew r = {
+		.size = sizeof(r), .id = id, .expires_ms = expires_ms,
+	};
+	int ret = mwin_ioctl(fd, MWIN_WINDOW_RENEW, &r);
+
+	if (!ret && expires_ns)
+		*expires_ns = r.expires_ns;
+	return ret;
+}
+
 int mwin_window_get(int fd, uint32_t id, uint32_t flags,
 		    struct mwin_window_info *info)
 {
@@ -263,6 +276,7 @@ const char *mwin_stat_name(uint32_t stat)
 		[MWIN_STAT_QP_ACCESS_ERRORS] = "qp_access_errors",
 		[MWIN_STAT_MSGS_SENT] = "msgs_sent",
 		[MWIN_STAT_MSGS_RECEIVED] = "msgs_received",
+		[MWIN_STAT_EXPIRIES] = "expiries",
 	};
 
 	return TABLE_NAME(names, stat);
@@ -329,6 +343,8 @@ const char *mwin_revoke_reason_name(uint32_t reason)
 		return "error";
 	case MWIN_REVOKE_HANDED_BACK:
 		return "handed-back";
+	case MWIN_REVOKE_EXPIRED:
+		return "expired";
 	}
 	return "unknown";
 }

@@ -28,6 +28,9 @@ int mwin_window_create(int fd, struct mwin_window_bind *bind);
 int mwin_window_rebind(int fd, struct mwin_window_bind *bind);
 int mwin_window_invalidate(int fd, uint32_t id);
 int mwin_window_destroy(int fd, uint32_t id);
+/* MWIN_WINDOW_RENEW; *@expires_ns (may be NULL) gets the new deadline. */
+int mwin_window_renew(int fd, uint32_t id, uint32_t expires_ms,
+		      uint64_t *expires_ns);
 int mwin_window_get(int fd, uint32_t id, uint32_t flags,
 		    struct mwin_window_info *info);
 
@@ -51,7 +54,10 @@ const char *mwin_reject_reason_name(uint32_t reason);
 const char *mwin_peer_state_name(uint32_t state);
 /* "rwa" letters of MWIN_ACCESS_* rights ('?' for unknown bits) into buf. */
 const char *mwin_access_str(uint32_t access, char buf[5]);
-/* "invalidate", "rebind", "destroy", "remote", "error" or "unknown". */
+/*
+ * "invalidate", "rebind", "destroy", "remote", "error", "handed-back",
+ * "expired" or "unknown".
+ */
 const char *mwin_revoke_reason_name(uint32_t reason);
 /*
  * Why a peer went, for enum mwin_down_reason: "disconnect", "qp-error",
@@ -63,7 +69,8 @@ const char *mwin_revoke_reason_name(uint32_t reason);
 const char *mwin_down_reason_name(uint32_t reason);
 /*
  * The counter at index @stat of struct mwin_stats.stats (enum mwin_stat):
- * "grants", "revokes", ..., "msgs_received"; "unknown" for others.
+ * "grants", "revokes", ..., "msgs_received", "expiries"; "unknown" for
+ * others.
  */
 const char *mwin_stat_name(uint32_t stat);
 /* Parse "r", "rw", "rwa"...; returns the bits or -EINVAL. */

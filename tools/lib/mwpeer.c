@@ -464,12 +464,14 @@ static void handle_msg(struct mwpeer *p, const void *raw,
 	m.rkey = le32toh(w.rkey);
 	m.iova = le64toh(w.iova);
 	m.length = le64toh(w.length);
+	m.lease_ms = le32toh(w.lease_ms);
+	m.flags = le32toh(w.flags);
 	m.recv = p->recvs;
 
 	if (m.seq != p->last_seq + 1)
 		proto_error(p, "seq %u after seq %u", m.seq, p->last_seq);
 	p->last_seq = m.seq;
-	if (w.__reserved0 || !all_zero(w.__reserved, sizeof(w.__reserved)))
+	if (w.__reserved1 || !all_zero(w.__reserved, sizeof(w.__reserved)))
 		proto_error(p, "seq %u: reserved bytes not zero", m.seq);
 	if (wc->wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV))
 		proto_error(p, "seq %u: sent with immediate data or invalidate",
@@ -482,9 +484,13 @@ static void handle_msg(struct mwpeer *p, const void *raw,
 				    m.seq, m.access);
 		if (!m.length)
 			proto_error(p, "seq %u: grant of 0 bytes", m.seq);
+		if (m.flags & ~MWIN_WIRE_GRANT_ONCE)
+			proto_error(p, "seq %u: grant flags 0x%x", m.seq, m.flags);
 	} else if (m.access < MWIN_REVOKE_INVALIDATE ||
-		   m.access > MWIN_REVOKE_HANDED_BACK) {
+		   m.access > MWIN_REVOKE_EXPIRED) {
 		proto_error(p, "seq %u: revoke reason %u", m.seq, m.access);
+	} else if (m.lease_ms || m.flags) {
+		proto_error(p, "seq %u: revoke with a lease or flags", m.seq);
 	}
 	m.valid = p->proto_errors == before;
 	apply_msg(p, &m);

@@ -489,6 +489,9 @@ const char *mwpeer_status_str(int status);
  * @length: window bytes
  * @recv: the receive that carried it, counted from 1 on this connection:
  *	messages with the same @recv came in one SEND
+ * @lease_ms: grant: the milliseconds its lease had left when the module
+ *	sent it, 0 for none (a grant of an rkey held already renews it)
+ * @flags: grant: MWIN_WIRE_GRANT_ONCE for a one-shot window
  */
 struct mwpeer_msg {
 	uint8_t type;
@@ -500,6 +503,8 @@ struct mwpeer_msg {
 	uint64_t iova;
 	uint64_t length;
 	uint64_t recv;
+	uint32_t lease_ms;
+	uint32_t flags;
 };
 
 /**

@@ -213,6 +213,13 @@ static void msg_fields(struct json *j, const struct mwpeer_msg *m)
 		j_u64(j, "iova", m->iova);
 		j_u64(j, "len", m->length);
 		j_str(j, "access", mwpeer_access_str(m->access, acc));
+		/* only when set: grants without either read as before */
+		if (m->lease_ms)
+			j_u64(j, "lease_ms", m->lease_ms);
+		if (m->flags & MWIN_WIRE_GRANT_ONCE) {
+			j_key(j, "once");
+			j_put(j, "true", 4);
+		}
 	} else {
 		j_str(j, "reason", mwpeer_reason_str(m->access));
 	}

@@ -64,7 +64,7 @@
  *  - EBADF: a command that changes state (REGION_CREATE, REGION_DESTROY,
  *    WINDOW_CREATE, WINDOW_REBIND, WINDOW_INVALIDATE, WINDOW_DESTROY,
  *    PEER_DISCONNECT, WINDOW_BATCH, TENANT_CREATE, TENANT_SET,
- *    TENANT_DESTROY) on a file not opened for writing; INFO,
+ *    TENANT_DESTROY, WINDOW_RENEW) on a file not opened for writing; INFO,
  *    the GETs and MONITOR need only read access. So does mmap, for a
  *    read-only mapping: a writable one needs write access (EACCES);
  *  - EPERM: the caller lacks CAP_SYS_ADMIN for a privileged operation.
@@ -112,6 +112,10 @@ enum mwin_access {
  * @MWIN_GET_GONE: PEER_GET: a peer that went, from the module's history
  *	of the last MWIN_PEERS_GONE, as it was when it went, with the reason
  *	(with MWIN_GET_NEXT too: the next one of the history by id)
+ * @MWIN_WINDOW_ONCE: WINDOW_CREATE: a one-shot window. The module
+ *	destroys it, freeing its range, when its grantee hands its rkey back
+ *	(Send-with-Invalidate) or its lease runs out; an invalidate, a lost
+ *	connection or an error leave it as any window
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -120,6 +124,7 @@ enum mwin_flags {
 	MWIN_GET_NEXT = 1 << 0,
 	MWIN_REGION_DESTROY_FORCE = 1 << 0,
 	MWIN_GET_GONE = 1 << 1,
+	MWIN_WINDOW_ONCE = 1 << 3,
 };
 
 /* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
@@ -286,6 +291,14 @@ struct mwin_destroy {
  *	sent the grant. See "Tenants" in Documentation/mwin.rst.
  * @iova: out, the remote address of the window's first byte (its offset
  *	in the region)
+ * @expires_ms: in, the lease of the grant: the module revokes it by
+ *	itself @expires_ms milliseconds after the call bound it (revoke
+ *	reason MWIN_REVOKE_EXPIRED), unless renewed (MWIN_WINDOW_RENEW);
+ *	0: no lease, the grant lasts until revoked. Each bind sets the lease
+ *	anew: a rebind without one ends the old one. See "Leases" in
+ *	Documentation/mwin.rst. Callers of the first version
+ *	(MWIN_WINDOW_BIND_SIZE_VER0 bytes) pass none
+ * @__reserved: must be 0
  *
  * A rebind invalidates the current rkey before the new one is registered:
  * when the call returns the old rkey is dead, whatever the result, unless
@@ -328,7 +341,12 @@ struct mwin_window_bind {
 	__u32 rkey;
 	__u32 tenant;
 	__aligned_u64 iova;
+	__u32 expires_ms;
+	__u32 __reserved;
 };
+
+/* The first version of struct mwin_window_bind, up to @iova. */
+#define MWIN_WINDOW_BIND_SIZE_VER0	56
 
 /**
  * enum mwin_window_state - what a window's rkey can do
@@ -370,6 +388,9 @@ enum mwin_window_state {
  *	MWIN_WINDOW_QUIET as created
  * @tenant: out, the tenant the window is granted to, 0 for a window
  *	granted to one peer (or to nobody)
+ * @expires_ns: out, when its lease runs out: CLOCK_MONOTONIC
+ *	nanoseconds, as clock_gettime() reads them; 0 for a window without a
+ *	lease (its last one ran out, was ended, or it never had one)
  */
 struct mwin_window_info {
 	__u32 size;
@@ -388,6 +409,41 @@ struct mwin_window_info {
 	__aligned_u64 remote_invalidations;
 	__u32 wflags;
 	__u32 tenant;
+	__aligned_u64 expires_ns;
+};
+
+/* The first version of struct mwin_window_info, up to @tenant. */
+#define MWIN_WINDOW_INFO_SIZE_VER0	88
+
+/**
+ * struct mwin_window_renew - MWIN_WINDOW_RENEW: push a lease back
+ * @size: sizeof(struct mwin_window_renew)
+ * @flags: must be 0
+ * @id: in, window id
+ * @expires_ms: in, the lease now ends this many milliseconds from the
+ *	call, at least 1; earlier or later than before
+ * @expires_ns: out, the new end, CLOCK_MONOTONIC nanoseconds
+ *
+ * The window's grantees are sent its grant again, same rkey, with the new
+ * lease (a window without a lease gets one). A renew and the expiry of
+ * the same lease are ordered by the window: the renew either comes first
+ * and the rkey lives on, or finds the lease ended (ETIME) and the rkey
+ * dead; never both, never a renewed rkey that dies of the old lease.
+ *
+ * Errors: EINVAL (@expires_ms 0, flags, reserved), ENOENT (no such window;
+ * a one-shot window whose lease ran out is destroyed by then), ETIME (its
+ * lease ran out: the rkey is dead; rebind it for a new grant), ESTALE (it
+ * has no live grant: invalidated, handed back, unbound, or never bound
+ * since its last expiry), EIO (broken), EINTR (killed while waiting for
+ * the window). A window granted to a tenant that waits for its next
+ * connection (see &struct mwin_window_bind.tenant) may be renewed.
+ */
+struct mwin_window_renew {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 expires_ms;
+	__aligned_u64 expires_ns;
 };
 
 /**
@@ -532,6 +588,9 @@ enum mwin_down_reason {
  *	request of the peer's broke the rules of an rkey
  * @MWIN_STAT_MSGS_SENT: grant and revoke messages sent
  * @MWIN_STAT_MSGS_RECEIVED: messages received from peers
+ * @MWIN_STAT_EXPIRIES: leases that ran out (their rkeys revoked with
+ *	reason MWIN_REVOKE_EXPIRED, or a tenant's window waiting for a
+ *	connection that waits no more)
  * @MWIN_NR_STATS: the number of counters this header knows
  */
 enum mwin_stat {
@@ -548,6 +607,7 @@ enum mwin_stat {
 	MWIN_STAT_QP_ACCESS_ERRORS,
 	MWIN_STAT_MSGS_SENT,
 	MWIN_STAT_MSGS_RECEIVED,
+	MWIN_STAT_EXPIRIES,
 	MWIN_NR_STATS
 };
 
@@ -602,7 +662,9 @@ struct mwin_stats {
  * enum mwin_event_type - what a struct mwin_event reports
  * @MWIN_EVENT_PEER_UP: a peer connected (@peer)
  * @MWIN_EVENT_PEER_DOWN: a peer is gone (@peer); its windows are unbound
- * @MWIN_EVENT_GRANT: window @window was granted to @peer with @rkey
+ * @MWIN_EVENT_GRANT: window @window was granted to @peer with @rkey;
+ *	@reason is its lease in milliseconds, 0 for none. A renewal
+ *	(MWIN_WINDOW_RENEW) is a grant of the same rkey with the new lease
  * @MWIN_EVENT_REVOKE: @rkey of window @window is dead; @reason is an
  *	enum mwin_wire_reason
  * @MWIN_EVENT_REMOTE_INVALIDATE: @peer invalidated its own @rkey of window
@@ -630,7 +692,8 @@ enum mwin_event_type {
  * @peer: peer id, or 0
  * @rkey: the rkey concerned (for MWIN_EVENT_LOST: events dropped)
  * @reason: MWIN_EVENT_REVOKE: enum mwin_wire_reason; MWIN_EVENT_PEER_DOWN:
- *	enum mwin_down_reason; else 0
+ *	enum mwin_down_reason; MWIN_EVENT_GRANT: the lease in milliseconds,
+ *	0 for none; else 0
  * @__reserved: 0
  * @seq: event number on this file descriptor, from 1
  * @time_ns: CLOCK_MONOTONIC time of the event
@@ -693,6 +756,10 @@ enum mwin_batch_opcode {
  * @rkey: out, the new rkey (create, rebind)
  * @result: out, 0 or the negative errno the single call would return
  * @iova: out, the new iova (create, rebind)
+ * @expires_ms: create, rebind: the lease, as &struct
+ *	mwin_window_bind.expires_ms; else 0. Entries of the first version
+ *	(56 bytes) have none
+ * @__reserved: must be 0
  */
 struct mwin_batch_op {
 	__u32 opcode;
@@ -706,7 +773,12 @@ struct mwin_batch_op {
 	__u32 rkey;
 	__s32 result;
 	__aligned_u64 iova;
+	__u32 expires_ms;
+	__u32 __reserved;
 };
+
+/* The first version of struct mwin_batch_op, up to @iova. */
+#define MWIN_BATCH_OP_SIZE_VER0		56
 
 /**
  * struct mwin_window_batch - MWIN_WINDOW_BATCH: many window operations
@@ -714,7 +786,7 @@ struct mwin_batch_op {
  * @flags: must be 0
  * @count: in, entries in @ops, at most MWIN_BATCH_MAX
  * @op_size: in, sizeof(struct mwin_batch_op) as the caller knows it; at
- *	least the first version's 56 bytes, at most 4096
+ *	least MWIN_BATCH_OP_SIZE_VER0, at most 4096
  * @ops: in, pointer to the array of operations; results written back
  * @failed: out, entries whose @result is not 0
  * @__reserved: must be 0
@@ -895,6 +967,7 @@ enum {
 	MWIN_CMD_TENANT_GET,
 	MWIN_CMD_TENANT_DESTROY,
 	MWIN_CMD_STATS,
+	MWIN_CMD_WINDOW_RENEW,
 };
 
 /*
@@ -913,16 +986,16 @@ enum {
 				     struct mwin_destroy)
 #define MWIN_REGION_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_GET, \
 				     struct mwin_region_info)
-#define MWIN_WINDOW_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_CREATE, \
-				     struct mwin_window_bind)
-#define MWIN_WINDOW_REBIND	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_REBIND, \
-				     struct mwin_window_bind)
+#define MWIN_WINDOW_CREATE	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_WINDOW_CREATE, MWIN_WINDOW_BIND_SIZE_VER0)
+#define MWIN_WINDOW_REBIND	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_WINDOW_REBIND, MWIN_WINDOW_BIND_SIZE_VER0)
 #define MWIN_WINDOW_INVALIDATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_INVALIDATE, \
 				     struct mwin_destroy)
 #define MWIN_WINDOW_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_DESTROY, \
 				     struct mwin_destroy)
-#define MWIN_WINDOW_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_GET, \
-				     struct mwin_window_info)
+#define MWIN_WINDOW_GET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_WINDOW_GET, MWIN_WINDOW_INFO_SIZE_VER0)
 #define MWIN_PEER_GET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
 				     MWIN_CMD_PEER_GET, MWIN_PEER_INFO_SIZE_VER0)
 #define MWIN_PEER_DISCONNECT	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_PEER_DISCONNECT, \
@@ -946,6 +1019,8 @@ enum {
 /* Counters: struct mwin_stats. */
 #define MWIN_STATS		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_STATS, \
 				     struct mwin_stats)
+#define MWIN_WINDOW_RENEW	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_WINDOW_RENEW, \
+				     struct mwin_window_renew)
 
 /**
  * DOC: wire protocol
@@ -1142,6 +1217,8 @@ enum mwin_wire_type {
  *	by then and is not told; a tenant's other connections are
  * @MWIN_REVOKE_HANDED_BACK: another connection of the same tenant handed
  *	this rkey back (Send-with-Invalidate); it stays connected
+ * @MWIN_REVOKE_EXPIRED: the grant's lease ran out (a one-shot window is
+ *	destroyed with it)
  */
 enum mwin_wire_reason {
 	MWIN_REVOKE_INVALIDATE = 1,
@@ -1150,7 +1227,11 @@ enum mwin_wire_reason {
 	MWIN_REVOKE_REMOTE = 4,
 	MWIN_REVOKE_ERROR = 5,
 	MWIN_REVOKE_HANDED_BACK = 6,
+	MWIN_REVOKE_EXPIRED = 7,
 };
+
+/* struct mwin_wire_msg.flags of a grant: a one-shot window */
+#define MWIN_WIRE_GRANT_ONCE	0x01
 
 /**
  * struct mwin_wire_msg - a grant or revoke, module to peer
@@ -1161,9 +1242,13 @@ enum mwin_wire_reason {
  * @seq: message number on this connection, from 1, no gaps
  * @window: window id
  * @rkey: the rkey granted or revoked
- * @__reserved0: 0
+ * @lease_ms: grant: milliseconds left of the grant's lease when the
+ *	module built the message (rounded down, at least 1), 0 for no lease;
+ *	revoke: 0. A grant of the rkey the peer holds renews its lease
  * @iova: grant: remote address of the window's first byte; revoke: 0
  * @length: grant: window bytes; revoke: 0
+ * @flags: grant: MWIN_WIRE_GRANT_ONCE or 0; revoke: 0
+ * @__reserved1: 0
  * @__reserved: 0
  */
 struct mwin_wire_msg {
@@ -1174,10 +1259,12 @@ struct mwin_wire_msg {
 	__le32 seq;
 	__le32 window;
 	__le32 rkey;
-	__le32 __reserved0;
+	__le32 lease_ms;
 	__le64 iova;
 	__le64 length;
-	__le64 __reserved[3];
+	__le32 flags;
+	__le32 __reserved1;
+	__le64 __reserved[2];
 };
 
 /* What one receive must hold: a SEND of MWIN_WIRE_MSGS_PER_SEND messages. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mwin_bench - the in-kernel floor under a window rebind, for benchmarks.
+ * mwin_bench - the in-kernel floors under a window rebind and a revoke,
+ * for benchmarks.
  *
  * Not for production: it only exposes mwin_bench_rebind() of mwin.ko to
- * userspace, through one debugfs file:
+ * userspace, through two debugfs files of the same protocol:
  *
  *   echo "WINDOW ITERATIONS" > /sys/kernel/debug/mwin_bench/rebind
  *   cat /sys/kernel/debug/mwin_bench/rebind
@@ -11,7 +12,11 @@
  * The write makes ITERATIONS rebinds (LOCAL_INV + REG_MR, each waited for)
  * of window WINDOW inside the kernel, with no ioctl, lookup or message per
  * rebind, and fails with the errno of mwin_bench_rebind(). The read returns
- * "WINDOW ITERATIONS NS" of the last successful run.
+ * "WINDOW ITERATIONS NS" of the last successful run of that file.
+ *
+ * "invalidate" makes the same rebinds but times only their LOCAL_INVs,
+ * each posted and waited for alone: the floor under a revoke (an
+ * invalidation, an expired lease). NS is the sum of those alone.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -24,15 +29,27 @@
 
 #define BENCH_MAX_ITERATIONS	BIT(20)
 
-static struct dentry *bench_dir;
-static DEFINE_MUTEX(bench_lock);	/* one run at a time; the result */
-static u32 bench_window;
-static u32 bench_iterations;
-static u64 bench_ns;
+/* One debugfs file and the result of its last successful run. */
+struct bench_file {
+	const char *name;
+	bool inv_only;		/* time the LOCAL_INVs alone */
+	u32 window;
+	u32 iterations;
+	u64 ns;
+};
 
-static ssize_t bench_rebind_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static struct bench_file bench_files[] = {
+	{ .name = "rebind" },
+	{ .name = "invalidate", .inv_only = true },
+};
+
+static struct dentry *bench_dir;
+static DEFINE_MUTEX(bench_lock);	/* one run at a time; the results */
+
+static ssize_t bench_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
 {
+	struct bench_file *bf = file->private_data;
 	char buf[32];
 	u32 window, iterations;
 	u64 ns = 0;
@@ -49,42 +66,46 @@ static ssize_t bench_rebind_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 
 	mutex_lock(&bench_lock);
-	ret = mwin_bench_rebind(window, iterations, &ns);
+	ret = mwin_bench_rebind(window, iterations, &ns, bf->inv_only);
 	if (!ret) {
-		bench_window = window;
-		bench_iterations = iterations;
-		bench_ns = ns;
+		bf->window = window;
+		bf->iterations = iterations;
+		bf->ns = ns;
 	}
 	mutex_unlock(&bench_lock);
 	return ret ? ret : count;
 }
 
-static ssize_t bench_rebind_read(struct file *file, char __user *ubuf,
-				 size_t count, loff_t *ppos)
+static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
 {
+	struct bench_file *bf = file->private_data;
 	char buf[64];
 	int len;
 
 	mutex_lock(&bench_lock);
-	len = scnprintf(buf, sizeof(buf), "%u %u %llu\n", bench_window,
-			bench_iterations, bench_ns);
+	len = scnprintf(buf, sizeof(buf), "%u %u %llu\n", bf->window,
+			bf->iterations, bf->ns);
 	mutex_unlock(&bench_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
-static const struct file_operations bench_rebind_fops = {
+static const struct file_operations bench_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.read = bench_rebind_read,
-	.write = bench_rebind_write,
+	.read = bench_read,
+	.write = bench_write,
 	.llseek = default_llseek,
 };
 
 static int __init mwin_bench_init(void)
 {
+	unsigned int i;
+
 	bench_dir = debugfs_create_dir("mwin_bench", NULL);
-	debugfs_create_file("rebind", 0600, bench_dir, NULL,
-			    &bench_rebind_fops);
+	for (i = 0; i < ARRAY_SIZE(bench_files); i++)
+		debugfs_create_file(bench_files[i].name, 0600, bench_dir,
+				    &bench_files[i], &bench_fops);
 	return 0;
 }
 
@@ -95,5 +116,5 @@ static void __exit mwin_bench_exit(void)
 
 module_init(mwin_bench_init);
 module_exit(mwin_bench_exit);
-MODULE_DESCRIPTION("mwin benchmark: in-kernel rebind floor (not for production)");
+MODULE_DESCRIPTION("mwin benchmark: in-kernel rebind and revoke floors (not for production)");
 MODULE_LICENSE("GPL");

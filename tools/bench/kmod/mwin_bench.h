@@ -9,7 +9,10 @@
 
 #include <linux/types.h>
 
-/* kmod/window.c: rebind a bound window @iterations times in the kernel */
-int mwin_bench_rebind(u32 window_id, u32 iterations, u64 *ns);
+/*
+ * kmod/window.c: rebind a bound window @iterations times in the kernel;
+ * with @inv_only, time the LOCAL_INVs alone
+ */
+int mwin_bench_rebind(u32 window_id, u32 iterations, u64 *ns, bool inv_only);
 
 #endif /* _MWIN_BENCH_H */
