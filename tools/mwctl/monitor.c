@@ -21,7 +21,8 @@ static int usage_monitor(struct mw *mw)
 	fputs("Usage: mwctl monitor\n"
 	      "Prints one line per event (peer_up, peer_down, grant, revoke,\n"
 	      "remote_invalidate, rejected_invalidate, lost) until SIGINT or SIGTERM.\n"
-	      "peer_down says why the peer went (reason qp-error, operator, ...).\n",
+	      "peer_down says why the peer went (reason qp-error, operator, ...);\n"
+	      "a grant with a lease says how long (lease 500ms); a renew is such a grant.\n",
 	      stdout);
 	return 0;
 }
@@ -60,6 +61,20 @@ static void print_down(const struct mwin_event *ev)
 	}
 }
 
+/*
+ * A grant's lease, which its reason field carries; only when it has one,
+ * so that grants without read as they always did.
+ */
+static void print_lease(uint32_t ms)
+{
+	char buf[32];
+
+	if (!ms)
+		return;
+	pr_str(PR_TEXT, "lease", duration_str(ms, buf, sizeof(buf)));
+	pr_uint(PR_JSON, "lease_ms", ms);
+}
+
 static void print_event(struct mw *mw, const struct mwin_event *ev)
 {
 	pr_doc_begin();
@@ -85,6 +100,8 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 		pr_hex(PR_ANY, "rkey", ev->rkey, 0);
 		if (ev->type == MWIN_EVENT_REVOKE)
 			pr_str(PR_ANY, "reason", mwin_revoke_reason_name(ev->reason));
+		if (ev->type == MWIN_EVENT_GRANT)
+			print_lease(ev->reason);
 		/* a newer module's event: show what it is */
 		if (ev->type > MWIN_EVENT_LOST)
 			pr_uint(PR_ANY, "type", ev->type);

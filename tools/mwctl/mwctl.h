@@ -76,6 +76,8 @@ usage_err(const char *fmt, ...);
 
 /* "2 MiB", "64 KiB", "12345 bytes" */
 const char *human(uint64_t v, char *buf, size_t len);
+/* "950ms", "1.234s": a lease, in milliseconds */
+const char *duration_str(uint64_t ms, char *buf, size_t len);
 /* @name, @n bytes that may lack a NUL, as a string in @buf (@n + 1 bytes) */
 const char *name_str(char *buf, const char *name, size_t n);
 /*
@@ -144,10 +146,15 @@ void print_done(struct mw *mw, uint32_t id, const char *done);
 /* ---------------------------------------------------------------- parse.c */
 
 bool parse_size(const char *s, uint64_t *out);
+/*
+ * Milliseconds of "500", "500ms", "2s", "1.5s" into @ms; a number too
+ * large for any lease comes out larger than UINT32_MAX, not as an error.
+ */
+bool parse_duration(const char *s, uint64_t *ms);
 /* The positional ID of a command: of an object of the current kind. */
 uint32_t take_id(struct mw *mw);
 
-enum kw_type { KW_FLAG, KW_ID, KW_SIZE, KW_ACCESS, KW_STR };
+enum kw_type { KW_FLAG, KW_ID, KW_SIZE, KW_ACCESS, KW_STR, KW_DURATION };
 
 /* A keyword a command takes, and after parse_kws() what it was given. */
 struct kw {

@@ -64,6 +64,43 @@ bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/*
+ * Where the digits of a duration stop counting: past the longest lease in
+ * milliseconds, so that "99999999999999999999ms" is too long, not garbage.
+ */
+#define DURATION_BIG	((uint64_t)UINT32_MAX + 1)
+
+/* decimal milliseconds, or seconds with up to 3 decimals: 500, 500ms, 1.5s */
+bool parse_duration(const char *s, uint64_t *ms)
+{
+	const char *p = s;
+	uint64_t v = 0, frac = 0, scale = 100;
+	int digits = 0, decimals = 0;
+
+	for (; isdigit((unsigned char)*p); p++, digits++)
+		if (v < DURATION_BIG)
+			v = v * 10 + (uint64_t)(*p - '0');
+	if (!digits)
+		return false;
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, decimals++) {
+			frac += (uint64_t)(*p - '0') * scale;
+			scale /= 10;
+		}
+		/* seconds to the millisecond: 1 to 3 decimals */
+		if (!decimals || decimals > 3)
+			return false;
+	}
+	if (!strcmp(p, "s")) {
+		*ms = v * 1000 + frac;
+		return true;
+	}
+	if (decimals || (*p && strcmp(p, "ms")))
+		return false;
+	*ms = v;
+	return true;
+}
+
 /* a positive 32-bit id, decimal or 0x hex */
 static bool parse_id(const char *s, uint32_t *id)
 {
@@ -155,6 +192,17 @@ static void kw_value(struct kw *k, const char *val)
 		if (!parse_size(val, &k->u))
 			usage_err("bad size '%s' for '%s' (bytes: 4096, 0x1000, 64K, 2M, 1G)",
 				  val, k->name);
+		break;
+	case KW_DURATION:
+		if (!parse_duration(val, &k->u))
+			usage_err("bad duration '%s' for '%s' (500ms, 2s, 1.5s; a bare number is ms)",
+				  val, k->name);
+		/* no lease is said by leaving the keyword out */
+		if (!k->u)
+			usage_err("%s must be at least 1ms", k->name);
+		if (k->u > UINT32_MAX)
+			usage_err("%s %s is longer than the longest lease, %ums (49.7 days)",
+				  k->name, val, UINT32_MAX);
 		break;
 	case KW_ACCESS:
 		acc = mwin_access_parse(val);

@@ -20,9 +20,10 @@ static int usage_stats(struct mw *mw)
 	      "or a tenant's since it was made (of all its connections, the gone ones\n"
 	      "too): grants, revokes, remote_invalidations, attacks, access_errors,\n"
 	      "cut_offs, timeouts, keys_spent, mr_replacements, qp_events,\n"
-	      "qp_access_errors, msgs_sent, msgs_received. Those that are 0 are left\n"
-	      "out unless -d, which adds, for the module and a tenant, downs (peers\n"
-	      "gone, by reason) and rejects (connections refused, by reason).\n",
+	      "qp_access_errors, msgs_sent, msgs_received, expiries (leases that ran\n"
+	      "out). Those that are 0 are left out unless -d, which adds, for the\n"
+	      "module and a tenant, downs (peers gone, by reason) and rejects\n"
+	      "(connections refused, by reason).\n",
 	      stdout);
 	return 0;
 }

@@ -58,6 +58,16 @@ const char *human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+const char *duration_str(uint64_t ms, char *buf, size_t len)
+{
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRIu64 "ms", ms);
+	else
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 "s", ms / 1000,
+			 ms % 1000);
+	return buf;
+}
+
 const char *name_str(char *buf, const char *name, size_t n)
 {
 	memcpy(buf, name, n);

@@ -4,12 +4,15 @@
  * granted to one peer, or to a tenant as a whole (its rkey then works
  * through every connection of the tenant). A failed bind is explained in
  * the module's terms (bind_failed()): which limit, which other window,
- * which device, which grantee.
+ * which device, which grantee. A grant may have a lease, which the module
+ * ends by itself unless it is renewed, and a window may be one-shot: gone
+ * with its grant's end.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mwctl.h"
@@ -20,8 +23,11 @@ static int usage_window(struct mw *mw)
 	fputs("Usage: mwctl window [ show [ ID ] ]\n"
 	      "       mwctl window create region ID { peer ID | tenant { NAME | ID } }\n"
 	      "                           [ offset OFF ] len LEN access ACCESS [ overlap ] [ quiet ]\n"
+	      "                           [ once ] [ expires DURATION ]\n"
 	      "       mwctl window rebind ID [ offset OFF ] [ len LEN ] [ access ACCESS ]\n"
 	      "                           [ peer ID | tenant { NAME | ID } ] [ overlap ]\n"
+	      "                           [ expires DURATION ]\n"
+	      "       mwctl window renew ID expires DURATION\n"
 	      "       mwctl window invalidate ID\n"
 	      "       mwctl window destroy ID\n"
 	      "peer: grant the window to that connection; tenant: to the tenant as a whole,\n"
@@ -30,9 +36,40 @@ static int usage_window(struct mw *mw)
 	      "OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
 	      "overlap: allow the window to overlap other windows of its region.\n"
 	      "quiet: send the peer no grant or revoke; hand the rkey out yourself.\n"
-	      "rebind keeps the fields it is not given; the old rkey is dead when it returns.\n",
+	      "expires: a lease; the module revokes the grant when it ends, unless renewed.\n"
+	      "DURATION: 500ms, 2s, 1.5s (a bare number is ms), 1ms to 4294967295ms.\n"
+	      "once: a one-shot window, destroyed when its rkey is handed back or expires.\n"
+	      "rebind keeps the fields it is not given, but the lease: without expires the new\n"
+	      "grant has none. The old rkey is dead when it returns.\n"
+	      "renew: the live grant's lease now ends DURATION from now (same rkey; peer told).\n",
 	      stdout);
 	return 0;
+}
+
+/* Milliseconds from now to CLOCK_MONOTONIC @ns, rounded up; 0 once past. */
+static uint64_t ms_until(uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* up: a lease that still runs never reads as 0ms */
+	return ns > now ? (ns - now + 999999) / 1000000 : 0;
+}
+
+/* A lease's time left; nothing for a window without one. */
+static void print_lease(uint64_t expires_ns)
+{
+	uint64_t left;
+	char buf[32];
+
+	if (!expires_ns)
+		return;
+	left = ms_until(expires_ns);
+	pr_str(PR_TEXT, "expires", duration_str(left, buf, sizeof(buf)));
+	pr_uint(PR_JSON, "expires_in_ms", left);
+	pr_uint(PR_JSON, "expires_ns", expires_ns);
 }
 
 static void print_window(struct mw *mw, const union mw_info *info)
@@ -56,11 +93,13 @@ static void print_window(struct mw *mw, const union mw_info *info)
 	pr_hex(PR_ANY, "iova", w->iova, 0);
 	pr_uint(PR_ANY, "len", w->length);
 	pr_str(PR_ANY, "access", mwin_access_str(w->access, acc));
+	print_lease(w->expires_ns);
 	if (mw->details) {
 		pr_uint(PR_ANY, "offset", w->offset);
 		pr_bool(PR_ANY, "overlap", w->wflags & MWIN_WINDOW_OVERLAP);
 		pr_bool(PR_ANY, "fd_owned", w->wflags & MWIN_CREATE_FD_OWNED);
 		pr_bool(PR_ANY, "quiet", w->wflags & MWIN_WINDOW_QUIET);
+		pr_bool(PR_ANY, "once", w->wflags & MWIN_WINDOW_ONCE);
 		pr_uint(PR_ANY, "binds", w->binds);
 		pr_uint(PR_ANY, "invalidations", w->invalidations);
 		pr_uint(PR_ANY, "remote_invalidations", w->remote_invalidations);
@@ -404,6 +443,8 @@ static int window_create(struct mw *mw)
 		KW("access", KW_ACCESS, "ACCESS", true),
 		KW("overlap", KW_FLAG, "", false),
 		KW("quiet", KW_FLAG, "", false),
+		KW("once", KW_FLAG, "", false),
+		KW("expires", KW_DURATION, "DURATION", false),
 		{ 0 },
 	};
 	struct mwin_window_bind b = { 0 };
@@ -418,7 +459,9 @@ static int window_create(struct mw *mw)
 	b.length = kw_u(kws, "len");
 	b.access = (uint32_t)kw_u(kws, "access");
 	b.flags = (kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0) |
-		  (kw_set(kws, "quiet") ? MWIN_WINDOW_QUIET : 0);
+		  (kw_set(kws, "quiet") ? MWIN_WINDOW_QUIET : 0) |
+		  (kw_set(kws, "once") ? MWIN_WINDOW_ONCE : 0);
+	b.expires_ms = (uint32_t)kw_u(kws, "expires");
 	mw_open(mw);
 	grantee_of(mw, kws, NULL, &g);
 	b.peer = g.peer;
@@ -439,6 +482,7 @@ static int window_rebind(struct mw *mw)
 		KW("peer", KW_ID, "ID", false),
 		KW("tenant", KW_STR, "NAME", false),
 		KW("overlap", KW_FLAG, "", false),
+		KW("expires", KW_DURATION, "DURATION", false),
 		{ 0 },
 	};
 	struct mwin_window_bind b = { 0 };
@@ -464,6 +508,8 @@ static int window_rebind(struct mw *mw)
 	b.access = kw_set(kws, "access") ? (uint32_t)kw_u(kws, "access") :
 					   w->access;
 	b.flags = kw_set(kws, "overlap") ? MWIN_WINDOW_OVERLAP : 0;
+	/* each bind sets the lease anew: none given, the new grant has none */
+	b.expires_ms = (uint32_t)kw_u(kws, "expires");
 	/* none given: the module keeps the window's peer or tenant */
 	grantee_of(mw, kws, w, &g);
 	if (kw_set(kws, "peer") || kw_set(kws, "tenant")) {
@@ -482,6 +528,58 @@ static int window_rebind(struct mw *mw)
 		b.tenant = w->tenant;
 	}
 	window_result(mw, id, &b);
+	return 0;
+}
+
+/* Explain a failed WINDOW_RENEW of window @id, and exit. */
+static void __attribute__((noreturn))
+renew_failed(struct mw *mw, int err, uint32_t id)
+{
+	if (err == -ETIME)
+		die("window %u: its lease ran out; rebind it for a new grant", id);
+	if (err == -ESTALE)
+		die("window %u has no live grant (invalidated, handed back or unbound)",
+		    id);
+	if (err == -EIO)
+		die("window %u is broken: it can only be destroyed", id);
+	id_failed(mw, err, id);
+}
+
+/*
+ * Print window @id after a renew, with the deadline the renew set
+ * (@expires_ns) whatever a later call made of it; should the window be
+ * gone already (a one-shot one whose new lease was short), its id alone.
+ */
+static void renew_result(struct mw *mw, uint32_t id, uint64_t expires_ns)
+{
+	union mw_info info;
+
+	if (get_window(mw->fd, id, 0, &info)) {
+		memset(&info, 0, sizeof(info));
+		info.window.id = id;
+	}
+	info.window.expires_ns = expires_ns;
+	print_one(mw, &window_object, &info);
+}
+
+static int window_renew(struct mw *mw)
+{
+	struct kw kws[] = {
+		KW("expires", KW_DURATION, "DURATION", true),
+		{ 0 },
+	};
+	uint64_t expires_ns;
+	uint32_t id;
+	int ret;
+
+	id = take_id(mw);
+	parse_kws(mw, kws);
+	mw_open(mw);
+	ret = mwin_window_renew(mw->fd, id, (uint32_t)kw_u(kws, "expires"),
+				&expires_ns);
+	if (ret)
+		renew_failed(mw, ret, id);
+	renew_result(mw, id, expires_ns);
 	return 0;
 }
 
@@ -549,6 +647,7 @@ int cmd_window(struct mw *mw)
 		{ "show", window_show },
 		{ "create", window_create },
 		{ "rebind", window_rebind },
+		{ "renew", window_renew },
 		{ "invalidate", window_invalidate },
 		{ "destroy", window_destroy },
 		{ "help", usage_window },
