@@ -10,8 +10,9 @@
 # window for the tenant with mwctl, have the peer write and read through
 # the window, show the bytes, rebind the window read-only (the peer's
 # write fails, which drops its connection), see the module grant the
-# window again to the tenant's next connection, invalidate it (the peer's
-# read fails), see why the first connection went (mwctl stats), clean up.
+# window again to the tenant's next connection, give it a lease that runs
+# out, invalidate it (the peer's read fails), see why the first connection
+# went (mwctl stats), clean up.
 # Each step prints "$ command" and its output ("peer>" lines go to the
 # peer's stdin, "peer<" lines are what it answers). Exits non-zero as soon
 # as a step does not behave as described.
@@ -186,6 +187,25 @@ step mwctl window show "$W"
 [ "$(tget state "$OUT")" = bound ] || fail "window $W is not bound again"
 peer read "$RKEY3" "$IOVA" ${#MSG}
 [ "$(jget data "$ANSWER")" = "$(hex "$MSG")" ] || fail "the window does not hold the first bytes"
+
+say "A lease: a grant that ends by itself. Rebind the window with a lease of 2 s, then"
+say "renew it to end 1 s from now: the peer is told each time (lease_ms), and at its end"
+say "the module revokes the rkey by itself, and says why."
+step mwctl window rebind "$W" expires 2s
+peer_msgs revoke
+peer_msgs grant
+step mwctl window renew "$W" expires 1s
+grep -q " expires " <<<"$OUT" || fail "mwctl does not show the lease"
+peer_msgs grant
+[ -n "$(jget lease_ms "$ANSWER")" ] || fail "the renewal did not tell the peer its lease"
+peer_msgs revoke
+[ "$(jget reason "$ANSWER")" = expired ] || fail "the lease did not end the grant"
+step mwctl window show "$W"
+[ "$(tget state "$OUT")" = invalidated ] || fail "window $W is not invalidated"
+say "A rebind grants it again, without a lease this time."
+step mwctl window rebind "$W"
+peer_msgs grant
+RKEY3=$(jget rkey "$ANSWER")
 
 say "Invalidate: the rkey dies, the peer is told, its read fails."
 step mwctl window invalidate "$W"
