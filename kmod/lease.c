@@ -32,8 +32,13 @@
 #include "mwin.h"
 #include "trace.h"
 
-/* Lets the kernel fire the timer up to this late, to coalesce wakeups. */
-#define LEASE_SLACK_NS		(200 * NSEC_PER_USEC)
+/*
+ * Lets the kernel fire the timer up to this late, to coalesce wakeups: a
+ * task's default timer slack. Every microsecond of it is one more that
+ * the rkey lives past its deadline (under TCG the timer fires some 300 us
+ * later still), so it stays small; the work batches what is due anyway.
+ */
+#define LEASE_SLACK_NS		(50 * NSEC_PER_USEC)
 
 static DEFINE_SPINLOCK(lease_lock);	/* the tree, the reap list */
 static struct rb_root_cached lease_tree = RB_ROOT_CACHED;
