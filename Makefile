@@ -141,7 +141,8 @@ bench: vm-modules tools
 qualify: modules tools selftests $(BUILD)/tools/mwbench
 	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
 
-$(BUILD)/tools/mwbench: tools/bench/mwbench.c $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/mwbench.h \
+		$(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS) -lpthread -lm
 

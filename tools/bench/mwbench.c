@@ -19,7 +19,10 @@
  *          single rebinds, the floor and a batch;
  *  scale   create, rebind and destroy rates and memory with 10, 1,000 and
  *          100,000 live windows; revoke-all (PEER_DISCONNECT) of a peer that
- *          holds 10,000 windows.
+ *          holds 10,000 windows;
+ *  lease   (lease.c) how late a lease's rkey dies past its deadline, against
+ *          the in-kernel revoke floor, and the cost per window of 10,000
+ *          leases running out together against single invalidations.
  *
  * Each figure is the median of repeated trials, with p10 and p90 of the
  * trials; a trial is a group of operations timed together (their mean).
@@ -62,25 +65,12 @@
 #include <rdma/rdma_cma.h>
 
 #include "libmwin.h"
+#include "mwbench.h"
 #include "mwpeer.h"
-
-#define KiB ((uint64_t)1 << 10)
-#define MiB ((uint64_t)1 << 20)
-#define GiB ((uint64_t)1 << 30)
 
 #define RECV_SIZE MWIN_WIRE_RECV_SIZE
 #define FLOOR_PATH "/sys/kernel/debug/mwin_bench/rebind"
 #define LOOP_PORT 18611
-#define RW (MWIN_ACCESS_READ | MWIN_ACCESS_WRITE)
-/*
- * Receives each peer keeps posted. Far more than the protocol's 64: on rxe
- * (6.1) an RNR NAK or a retransmission of a grant or revoke makes the
- * requester run the REG_MR and LOCAL_INV queued behind it a second time
- * ("rxe_reg_fast_mr: ... not free"), the peer's QP fails and the module
- * tears the peer down. Plenty of receives keep RNR away even when the
- * thread that reposts them is slow to be scheduled.
- */
-#define PEER_RECV_DEPTH 8192
 
 static const uint64_t ctl_sizes[] = {
 	4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB, 1 * GiB,
@@ -106,6 +96,8 @@ static struct {
 	unsigned int scale_max;	/* largest live-window count */
 	unsigned int revoke_windows;
 	int revoke_trials;
+	unsigned int leases;	/* lateness: leases, each expiring alone */
+	unsigned int expiry_windows;	/* mass expiry: windows */
 	const char *only;	/* comma-separated sections, NULL for all */
 } opt = {
 	.host = "10.0.2.15",
@@ -116,15 +108,17 @@ static struct {
 	.scale_max = 100000,
 	.revoke_windows = 10000,
 	.revoke_trials = 3,
+	.leases = 1000,
+	.expiry_windows = 10000,
 };
 
-static int mfd = -1;		/* /dev/mwin */
+int mfd = -1;
 static uint64_t t_start;
-static unsigned int max_windows;
+unsigned int max_windows;
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -132,8 +126,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((format(printf, 1, 2)))
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -144,8 +137,7 @@ static void say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -219,19 +211,14 @@ static long meminfo_kb(const char *key)
 
 /* --------------------------------------------------------- statistics */
 
-struct stats {
-	double med, p10, p90, mean;
-	int n;
-};
-
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double pct(const double *sorted, int n, double p)
+double pct(const double *sorted, int n, double p)
 {
 	double pos = p * (n - 1);
 	int i = (int)pos;
@@ -241,7 +228,7 @@ static double pct(const double *sorted, int n, double p)
 	return sorted[i] + (sorted[i + 1] - sorted[i]) * (pos - i);
 }
 
-static struct stats stats_of(const double *v, int n)
+struct stats stats_of(const double *v, int n)
 {
 	struct stats s = { .n = n };
 	double *c, sum = 0;
@@ -266,24 +253,12 @@ static struct stats stats_of(const double *v, int n)
 
 /* ------------------------------------------------------------ results */
 
-struct result {
-	char section[12];
-	char metric[48];
-	uint64_t size;		/* bytes: window, buffer or message size */
-	int batch;		/* operations per call, or live windows */
-	struct stats s;
-	int ops;		/* operations per trial */
-	char unit[12];
-	char status[80];	/* "ok", "unsupported ...", "failed ..." */
-};
-
 static struct result *results;
 static size_t nr_results, cap_results;
 
-static struct result *add_result(const char *section, const char *metric,
-				 uint64_t size, int batch,
-				 const struct stats *s, int ops,
-				 const char *unit, const char *status)
+struct result *add_result(const char *section, const char *metric,
+			  uint64_t size, int batch, const struct stats *s,
+			  int ops, const char *unit, const char *status)
 {
 	struct result *r;
 
@@ -307,14 +282,8 @@ static struct result *add_result(const char *section, const char *metric,
 	return r;
 }
 
-static void add_failed(const char *section, const char *metric,
-		       uint64_t size, int batch, const char *unit,
-		       const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
-static void add_failed(const char *section, const char *metric,
-		       uint64_t size, int batch, const char *unit,
-		       const char *fmt, ...)
+void add_failed(const char *section, const char *metric, uint64_t size,
+		int batch, const char *unit, const char *fmt, ...)
 {
 	char buf[80];
 	va_list ap;
@@ -326,8 +295,8 @@ static void add_failed(const char *section, const char *metric,
 	say("%s %s %" PRIu64 ": %s", section, metric, size, buf);
 }
 
-static const struct result *find(const char *section, const char *metric,
-				 uint64_t size, int batch)
+const struct result *find(const char *section, const char *metric,
+			  uint64_t size, int batch)
 {
 	size_t i;
 
@@ -342,9 +311,7 @@ static const struct result *find(const char *section, const char *metric,
 	return NULL;
 }
 
-/* the median, or NAN when there is no such figure */
-static double med(const char *section, const char *metric, uint64_t size,
-		  int batch)
+double med(const char *section, const char *metric, uint64_t size, int batch)
 {
 	const struct result *r = find(section, metric, size, batch);
 
@@ -353,7 +320,7 @@ static double med(const char *section, const char *metric, uint64_t size,
 
 /* -------------------------------------------------------------- mwin */
 
-static int region_create(uint64_t len, uint32_t *id)
+int region_create(uint64_t len, uint32_t *id)
 {
 	return mwin_region_create(mfd, len, 0, id, NULL);
 }
@@ -398,8 +365,7 @@ static int win_rebind(uint32_t id, uint64_t off, uint64_t len, uint32_t access)
 	return win_rebind_key(id, off, len, access, NULL);
 }
 
-/* MWIN_WINDOW_BATCH: the call's result; per-entry failures in *failed */
-static int win_batch(struct mwin_batch_op *ops, uint32_t n, uint32_t *failed)
+int win_batch(struct mwin_batch_op *ops, uint32_t n, uint32_t *failed)
 {
 	struct mwin_window_batch b = {
 		.size = sizeof(b),
@@ -579,7 +545,7 @@ static void conn_rd_atom(struct conn *c, struct rdma_conn_param *cp)
 }
 
 /* is the module's side of @c still connected? */
-static bool peer_alive(const struct conn *c)
+bool peer_alive(const struct conn *c)
 {
 	struct mwin_peer_info pi;
 
@@ -609,7 +575,7 @@ static void conn_stop_pump(struct conn *c)
 	c->pumping = false;
 }
 
-static void conn_close(struct conn *c)
+void conn_close(struct conn *c)
 {
 	if (!c)
 		return;
@@ -682,7 +648,7 @@ static int conn_resolve(struct conn *c, const char *host, uint16_t port)
 }
 
 /* connect to the module as a peer; messages are taken by a thread */
-static struct conn *peer_connect(unsigned int recv_depth)
+struct conn *peer_connect(unsigned int recv_depth)
 {
 	struct mwin_wire_hello hello = {
 		.magic = htole32(MWIN_WIRE_MAGIC),
@@ -741,6 +707,12 @@ fail:
 	say("cannot connect to the module at %s: %s", opt.host, strerror(-ret));
 	conn_close(c);
 	return NULL;
+}
+
+/* the module's id for the peer @c */
+uint32_t conn_peer_id(const struct conn *c)
+{
+	return c->peer_id;
 }
 
 /*
@@ -908,12 +880,11 @@ static uint64_t dp_run(struct conn *c, enum ibv_wr_opcode op, uint32_t rkey,
  * was not acknowledged in time) and RNR NAKs (no receive posted) tell when
  * the figures were made under trouble.
  */
-static const char *const cnt_names[] = {
+static const char *const cnt_names[NR_CNT] = {
 	"completer_retry_err", "retry_exceeded_err", "retry_rnr_exceeded_err",
 	"rcvd_rnr_err", "send_rnr_err", "duplicate_request",
 	"out_of_seq_request", "rcvd_seq_err", "sent_pkts",
 };
-#define NR_CNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
 static struct {
 	char section[12];
@@ -921,7 +892,7 @@ static struct {
 } cnt_log[8];
 static int nr_cnt_log;
 
-static void cnt_read(long long *v)
+void cnt_read(long long *v)
 {
 	char path[256], buf[32];
 	size_t i;
@@ -969,7 +940,7 @@ static long long pkts_read(void)
 	return strtoll(buf, NULL, 10);
 }
 
-static void cnt_section(const char *section, const long long *before)
+void cnt_section(const char *section, const long long *before)
 {
 	long long after[NR_CNT];
 	size_t i;
@@ -1135,14 +1106,14 @@ static int64_t t_create_destroy(void *arg, int ops)
  */
 #define FLOOR_MAX_CALL	200
 
-static int64_t floor_call(uint32_t win, int ops)
+static int64_t floor_call(const char *path, uint32_t win, int ops)
 {
 	char buf[64];
 	unsigned int w, n;
 	unsigned long long ns;
 	int fd, len, ret = 0;
 
-	fd = open(FLOOR_PATH, O_RDWR);
+	fd = open(path, O_RDWR);
 	if (fd < 0)
 		return -errno;
 	len = snprintf(buf, sizeof(buf), "%u %d\n", win, ops);
@@ -1164,19 +1135,24 @@ static int64_t floor_call(uint32_t win, int ops)
 	return (int64_t)ns;
 }
 
-static int64_t floor_run(uint32_t win, int ops)
+int64_t floor_run_at(const char *path, uint32_t win, int ops)
 {
 	int64_t ns, sum = 0;
 	int n;
 
 	for (; ops > 0; ops -= n) {
 		n = ops < FLOOR_MAX_CALL ? ops : FLOOR_MAX_CALL;
-		ns = floor_call(win, n);
+		ns = floor_call(path, win, n);
 		if (ns < 0)
 			return ns;
 		sum += ns;
 	}
 	return sum;
+}
+
+static int64_t floor_run(uint32_t win, int ops)
+{
+	return floor_run_at(FLOOR_PATH, win, ops);
 }
 
 static int64_t t_floor(void *arg, int ops)
@@ -2947,11 +2923,12 @@ struct target {
 	double limit;
 	bool at_most;		/* value must be <= limit, else >= */
 	char where[48];
+	const char *unit;	/* of value and limit; NULL: a ratio */
 };
 
 static void target_line(FILE *out, const struct target *t)
 {
-	char verdict[64];
+	char verdict[64], value[24];
 
 	if (isnan(t->value))
 		snprintf(verdict, sizeof(verdict), "not measured");
@@ -2963,8 +2940,12 @@ static void target_line(FILE *out, const struct target *t)
 	else
 		snprintf(verdict, sizeof(verdict), "missed by %.2fx",
 			 t->limit / t->value);
-	fprintf(out, "  %-52s %-8s %7.2fx %-18s %s\n", t->what, t->bound,
-		t->value, t->where, verdict);
+	if (t->unit)
+		snprintf(value, sizeof(value), "%.0f %s", t->value, t->unit);
+	else
+		snprintf(value, sizeof(value), "%.2fx", t->value);
+	fprintf(out, "  %-52s %-10s %8s %-18s %s\n", t->what, t->bound, value,
+		t->where, verdict);
 }
 
 /* the worst (largest, or smallest) median of a ratio over the sizes */
@@ -2989,8 +2970,8 @@ static double worst_ratio(const char *name, bool largest, char *where,
 
 static void report(FILE *out)
 {
-	char a[48], b[48], c[48], d[48], e[48], f[48], sb[24];
-	struct target tg[8];
+	char a[48], b[48], c[48], d[48], e[48], f[48], sb[24], lb[24];
+	struct target tg[11];
 	struct utsname un;
 	size_t i, j;
 	double w;
@@ -3198,6 +3179,7 @@ static void report(FILE *out)
 				x->ops, x->s.med, x->s.p10, x->s.p90, y->ops,
 				y->s.med, y->s.p10, y->s.p90);
 	}
+	lease_report(out);
 	trace_report(out);
 	if (nr_cnt_log) {
 		fprintf(out, "\nrxe0 counters during each section (retries: requests not acknowledged in time)\n");
@@ -3217,27 +3199,27 @@ static void report(FILE *out)
 	/* targets: from the ratios within each round */
 	memset(tg, 0, sizeof(tg));
 	tg[0] = (struct target){ "ioctl rebind / in-kernel floor, worst size",
-				 "<= 1.3x", NAN, 1.3, true, "" };
+				 "<= 1.3x", NAN, 1.3, true, "", NULL };
 	tg[0].value = worst_ratio("mwin/floor", true, tg[0].where,
 				  sizeof(tg[0].where));
 	tg[1] = (struct target){ "rebind cost, 1 GiB over 4 KiB", "<= 2x",
 				 med("ratio", "rebind 1 GiB/4 KiB", 1 * GiB, 0),
-				 2, true, "" };
+				 2, true, "", NULL };
 	tg[2] = (struct target){ "ibv_reg_mr+dereg / mwin rebind at 256 MiB",
 				 ">= 100x",
 				 med("ratio", "reg+dereg/mwin", 256 * MiB, 0),
-				 100, false, "" };
+				 100, false, "", NULL };
 	tg[3] = (struct target){ "ioctl rebind / userspace MW inv+bind, worst",
-				 "<= 1.2x", NAN, 1.2, true, "" };
+				 "<= 1.2x", NAN, 1.2, true, "", NULL };
 	tg[3].value = worst_ratio("mwin/userspace MW", true, tg[3].where,
 				  sizeof(tg[3].where));
 	tg[4] = (struct target){ "batched rebind rate, 64/call over single",
 				 ">= 3x",
 				 med("ratio", "batched 64/single rebind rate",
 				     4 * KiB, 64),
-				 3, false, "" };
+				 3, false, "", NULL };
 	tg[5] = (struct target){ "window / plain MR throughput, worst",
-				 ">= 0.95x", NAN, 0.95, false, "" };
+				 ">= 0.95x", NAN, 0.95, false, "", NULL };
 	for (j = 0; j < 2; j++) {
 		for (i = 0; i < NR_DP; i++) {
 			char m3[48];
@@ -3255,15 +3237,36 @@ static void report(FILE *out)
 	}
 	/* the first and fourth again, for a quiet window (no messages) */
 	tg[6] = (struct target){ "quiet rebind / in-kernel floor, worst size",
-				 "<= 1.3x", NAN, 1.3, true, "" };
+				 "<= 1.3x", NAN, 1.3, true, "", NULL };
 	tg[6].value = worst_ratio("quiet/floor", true, tg[6].where,
 				  sizeof(tg[6].where));
 	tg[7] = (struct target){ "quiet rebind / userspace MW inv+bind, worst",
-				 "<= 1.2x", NAN, 1.2, true, "" };
+				 "<= 1.2x", NAN, 1.2, true, "", NULL };
 	tg[7].value = worst_ratio("quiet/userspace MW", true, tg[7].where,
 				  sizeof(tg[7].where));
-	fprintf(out, "\nTargets (medians of the ratios within rounds)\n");
-	for (i = 0; i < 8; i++)
+	/*
+	 * leases (lease.c): the lateness in us, against 2x the revoke floor
+	 * plus the timer's slack and against 5 ms; mass expiry as a ratio
+	 */
+	w = 2 * med("lease", "revoke floor", 4 * KiB, 0) + LEASE_SLACK_US;
+	snprintf(lb, sizeof(lb), "<= %.0f us", w);
+	tg[8] = (struct target){ "lease lateness, median", lb,
+				 med("lease", "lateness", 4 * KiB, 0), w, true,
+				 "", "us" };
+	snprintf(tg[8].where, sizeof(tg[8].where), "(floor %.1f us)",
+		 (w - LEASE_SLACK_US) / 2);
+	if (isnan(w))
+		tg[8].value = NAN;	/* no floor, no bound */
+	tg[9] = (struct target){ "lease lateness, p99", "<= 5000 us",
+				 med("lease", "lateness p99", 4 * KiB, 0),
+				 LEASE_P99_US, true, "", "us" };
+	tg[10] = (struct target){ "single invalidate / lease expiry, per window",
+				  ">= 3x",
+				  med("ratio", "single invalidate/expiry",
+				      4 * KiB, 0),
+				  3, false, "", NULL };
+	fprintf(out, "\nTargets (medians of the ratios within rounds; leases: one run, see above)\n");
+	for (i = 0; i < sizeof(tg) / sizeof(tg[0]); i++)
 		target_line(out, &tg[i]);
 }
 
@@ -3274,7 +3277,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mwbench [--out DIR] [--host ADDR] [--dev NAME] [--trials N] [--ops N]\n"
 		"               [--scale-max N] [--revoke-windows N] [--revoke-trials N]\n"
-		"               [--only ctl,batch,data,scale,trace] [--quick]\n");
+		"               [--leases N] [--expiry-windows N]\n"
+		"               [--only ctl,batch,data,scale,trace,lease] [--quick]\n");
 	exit(2);
 }
 
@@ -3289,6 +3293,8 @@ int main(int argc, char **argv)
 		{ "scale-max", required_argument, NULL, 's' },
 		{ "revoke-windows", required_argument, NULL, 'r' },
 		{ "revoke-trials", required_argument, NULL, 'R' },
+		{ "leases", required_argument, NULL, 'l' },
+		{ "expiry-windows", required_argument, NULL, 'x' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -3310,6 +3316,8 @@ int main(int argc, char **argv)
 		case 's': opt.scale_max = (unsigned int)atoi(optarg); break;
 		case 'r': opt.revoke_windows = (unsigned int)atoi(optarg); break;
 		case 'R': opt.revoke_trials = atoi(optarg); break;
+		case 'l': opt.leases = (unsigned int)atoi(optarg); break;
+		case 'x': opt.expiry_windows = (unsigned int)atoi(optarg); break;
 		case 'O': opt.only = optarg; break;
 		case 'q':
 			opt.trials = 5;
@@ -3317,6 +3325,8 @@ int main(int argc, char **argv)
 			opt.scale_max = 1000;
 			opt.revoke_windows = 1000;
 			opt.revoke_trials = 1;
+			opt.leases = 200;
+			opt.expiry_windows = 2000;
 			break;
 		default: usage();
 		}
@@ -3344,6 +3354,8 @@ int main(int argc, char **argv)
 		bench_data();
 	if (want("trace"))
 		bench_trace();
+	if (want("lease"))
+		bench_lease(opt.leases, opt.expiry_windows);
 	if (want("scale"))
 		bench_scale();
 
