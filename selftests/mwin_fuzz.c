@@ -11,7 +11,9 @@
  *    ones: wrong sizes, unknown flags, reserved fields, bad pointers,
  *    random command numbers and random bytes. Region sizes stay small
  *    (the guest has 2 GiB, the module allows 4 GiB). mmap, munmap and
- *    monitor reads are mixed in.
+ *    monitor reads are mixed in. Some grants have leases short enough to
+ *    run out under the other calls (renewed now and then), some windows
+ *    are one-shot: their expiry destroys them.
  *  - a stranger, a process of another user (STRANGER_UID, with /dev/mwin
  *    opened to it for the test), fires the calls that name an object at
  *    the ids of the pools, which are root's: each must fail with ENOENT
@@ -56,19 +58,19 @@ enum {
 	OP_REGION_CREATE, OP_REGION_DESTROY, OP_REGION_GET, OP_MMAP,
 	OP_WINDOW_CREATE, OP_WINDOW_REBIND, OP_WINDOW_INVALIDATE,
 	OP_WINDOW_DESTROY, OP_WINDOW_GET, OP_PEER_GET, OP_PEER_DISCONNECT,
-	OP_INFO, OP_MONITOR, OP_RAW, OP_REOPEN, NOPS
+	OP_INFO, OP_MONITOR, OP_RAW, OP_REOPEN, OP_WINDOW_RENEW, NOPS
 };
 
 static const char *op_name[NOPS] = {
 	"region_create", "region_destroy", "region_get", "mmap",
 	"window_create", "window_rebind", "window_invalidate",
 	"window_destroy", "window_get", "peer_get", "peer_disconnect",
-	"info", "monitor", "raw", "reopen",
+	"info", "monitor", "raw", "reopen", "window_renew",
 };
 
 /* weights of the operations, out of their sum */
 static const int op_weight[NOPS] = {
-	8, 4, 4, 3, 20, 22, 8, 8, 6, 4, 1, 3, 2, 10, 1,
+	8, 4, 4, 3, 20, 22, 8, 8, 6, 4, 1, 3, 2, 10, 1, 6,
 };
 
 /*
@@ -80,6 +82,7 @@ static const int op_weight[NOPS] = {
 static const int errs[] = {
 	0, ENOENT, EINVAL, ERANGE, EBUSY, E2BIG, ENOTCONN, ENOSPC, EFAULT,
 	ENOTTY, EIO, ETIMEDOUT, ECONNABORTED, ENOMEM, EOPNOTSUPP, EAGAIN,
+	ETIME, ESTALE,
 };
 #define NERRS (sizeof(errs) / sizeof(errs[0]))
 
@@ -380,6 +383,18 @@ static uint32_t random_access(struct fuzzer *f)
 	return r < 90 ? 1 + rnd(f, 7) : r < 95 ? 0 : rnd(f, 256);
 }
 
+/*
+ * A lease that runs out while the others hammer its window, or none; at
+ * most LEASE_MAX_MS, so that all have run out in the quiet moment before
+ * the final check (a one-shot window's expiry destroys it).
+ */
+#define LEASE_MAX_MS	300
+
+static uint32_t random_lease(struct fuzzer *f)
+{
+	return rnd(f, 8) < 5 ? 0 : 1 + rnd(f, LEASE_MAX_MS);
+}
+
 static int op_window_create(struct fuzzer *f)
 {
 	struct mwin_window_bind a = { .size = sizeof(a) };
@@ -395,7 +410,10 @@ static int op_window_create(struct fuzzer *f)
 	a.access = random_access(f);
 	a.flags = r < 40 ? 0 : r < 85 ? MWIN_WINDOW_OVERLAP :
 		  r < 97 ? MWIN_WINDOW_OVERLAP | MWIN_CREATE_FD_OWNED :
-		  rnd(f, 8);
+		  rnd(f, 16);
+	if (rnd(f, 8) == 0)
+		a.flags |= MWIN_WINDOW_ONCE;
+	a.expires_ms = random_lease(f);
 	ret = call(f, MWIN_WINDOW_CREATE, &a, sizeof(a), true);
 	if (!ret && a.id)
 		pool_put(sh->windows, WPOOL, a.id, f);
@@ -418,10 +436,21 @@ static int op_window_rebind(struct fuzzer *f)
 	a.peer = rnd(f, 2) ? 0 : pick_peer(f);
 	random_range(f, rlen, &a.offset, &a.length);
 	a.access = random_access(f);
-	a.flags = r < 50 ? 0 : r < 97 ? MWIN_WINDOW_OVERLAP : rnd(f, 8);
+	a.flags = r < 50 ? 0 : r < 97 ? MWIN_WINDOW_OVERLAP : rnd(f, 16);
 	if (rnd(f, 50) == 0)
 		a.region = 1 + rnd(f, 10);	/* must be 0 */
+	a.expires_ms = random_lease(f);
 	return call(f, MWIN_WINDOW_REBIND, &a, sizeof(a), true);
+}
+
+/* Push a lease back (or give one), whatever the window's state. */
+static int op_window_renew(struct fuzzer *f)
+{
+	struct mwin_window_renew a = { .size = sizeof(a) };
+
+	a.id = pick_window(f);
+	a.expires_ms = rnd(f, 20) ? random_lease(f) ?: 1 : 0;
+	return call(f, MWIN_WINDOW_RENEW, &a, sizeof(a), true);
 }
 
 static int op_destroy(struct fuzzer *f, unsigned long cmd, uint32_t id)
@@ -508,7 +537,8 @@ static const unsigned long real_cmds[] = {
 	MWIN_INFO, MWIN_REGION_CREATE, MWIN_REGION_DESTROY, MWIN_REGION_GET,
 	MWIN_WINDOW_CREATE, MWIN_WINDOW_REBIND, MWIN_WINDOW_INVALIDATE,
 	MWIN_WINDOW_DESTROY, MWIN_WINDOW_GET, MWIN_PEER_GET,
-	MWIN_PEER_DISCONNECT, MWIN_MONITOR, MWIN_WINDOW_BATCH,
+	MWIN_PEER_DISCONNECT, MWIN_MONITOR, MWIN_WINDOW_BATCH, MWIN_STATS,
+	MWIN_WINDOW_RENEW,
 };
 
 static int op_raw(struct fuzzer *f)
@@ -604,6 +634,7 @@ static void *fuzz_thread(void *arg)
 		case OP_INFO: ret = op_info(f); break;
 		case OP_MONITOR: ret = op_monitor(f); break;
 		case OP_RAW: ret = op_raw(f); break;
+		case OP_WINDOW_RENEW: ret = op_window_renew(f); break;
 		default:
 			/* close: this fd's FD_OWNED objects go with it */
 			close(f->fd);
@@ -810,7 +841,7 @@ static int stranger_call(struct fuzzer *f, int fd, uint32_t id, int *want)
 
 	*want = -ENOENT;
 	b.id = id;
-	switch (rnd(f, 8)) {
+	switch (rnd(f, 9)) {
 	case 0:
 		return mwin_region_get(fd, id, 0, &ri);
 	case 1:
@@ -829,6 +860,8 @@ static int stranger_call(struct fuzzer *f, int fd, uint32_t id, int *want)
 		return mwin_window_invalidate(fd, id);
 	case 6:
 		return mwin_window_destroy(fd, id);
+	case 7:
+		return mwin_window_renew(fd, id, 1, NULL);
 	default:
 		*want = -EPERM;
 		return mwin_peer_disconnect(fd, id);
@@ -999,12 +1032,12 @@ TEST_F_TIMEOUT(fuzz, random_ioctls, DEFAULT_SECS + 120)
 		if (i != OP_RAW)
 			EXPECT_EQ(0, sh->count[i][NERRS]);
 
-	/* a quiet moment: pending teardowns finish */
+	/* a quiet moment: pending teardowns finish, leases run out */
 	for (i = 0; i < NFUZZ; i++) {
 		if (fz[i].mon >= 0)
 			close(fz[i].mon);
 	}
-	usleep(500000);
+	usleep(500000 + 2 * LEASE_MAX_MS * 1000);
 
 	/* every window is consistent with its region and peer */
 	for (wi.id = 0; !mwin_window_get(self->fd, wi.id, MWIN_GET_NEXT, &wi);) {
