@@ -987,7 +987,6 @@ static void peer_teardown(struct work_struct *work)
 	if (p->tenant)
 		tenant_regrant_elsewhere(p->tenant);
 
-	mwin_obj_unpublish(&p->obj);
 	spin_lock(&dev->lock);
 	list_del(&p->dev_node);
 	dev->nr_peers--;
@@ -997,6 +996,11 @@ static void peer_teardown(struct work_struct *work)
 	rdma_destroy_id(p->cm_id);
 	admit_peer_gone(p);
 	atomic_dec(&mwin_nr_peers);
+	/*
+	 * Last: a caller that finds the peer gone finds its connection slot,
+	 * its tenant's count and the module's given back too.
+	 */
+	mwin_obj_unpublish(&p->obj);
 	mwin_event(MWIN_EVENT_PEER_DOWN, NULL, 0, p->obj.id, 0,
 		   p->down_reason);
 	pr_info_ratelimited("mwin: peer %u down: %s\n", p->obj.id,
