@@ -32,7 +32,7 @@ VM_KVDIR = $(BUILD)/vm/k/$(1)/usr/src/linux-headers-$(1)
 
 .PHONY: all modules tools selftests clean install uninstall check demo deps \
 	vm-modules help lint compat-check dkms-check dkms-install man \
-	install-peer host-snapshot
+	install-peer uninstall-peer host-snapshot peerlib examples
 
 all: modules
 
@@ -44,13 +44,53 @@ modules:
 
 # ---- tools ---------------------------------------------------------------
 
-LIB_SRCS := tools/lib/libmwin.c tools/lib/mwpeer.c
-LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/mwpeer.h
+# libmwinpeer (tools/lib/peer, <mwin/peer.h>): a shared library with a
+# soname and versioned symbols for applications, and the same objects in a
+# static archive for the tools and tests of this tree.
+PEER_SOVER := 1
+PEER_VERSION := 1.0.0
+PEER_SRCS := $(wildcard tools/lib/peer/*.c) tools/lib/libmwin.c
+PEER_HDRS := uapi/linux/mwin.h tools/lib/mwin/peer.h \
+	     tools/lib/peer/internal.h tools/lib/libmwin.h
+PEER_OBJS := $(patsubst tools/lib/%.c,$(BUILD)/lib/obj/%.o,$(PEER_SRCS))
+PEER_SO := $(BUILD)/lib/libmwinpeer.so.$(PEER_VERSION)
+PEER_A := $(BUILD)/lib/libmwinpeer.a
+
+$(BUILD)/lib/obj/%.o: tools/lib/%.c $(PEER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(PEER_SO): $(PEER_OBJS) tools/lib/peer/libmwinpeer.map
+	$(CC) -shared -Wl,-soname,libmwinpeer.so.$(PEER_SOVER) \
+		-Wl,--version-script=tools/lib/peer/libmwinpeer.map -Wl,-z,defs \
+		-o $@ $(PEER_OBJS) $(RDMA_LIBS)
+	ln -sf $(@F) $(@D)/libmwinpeer.so.$(PEER_SOVER)
+	ln -sf libmwinpeer.so.$(PEER_SOVER) $(@D)/libmwinpeer.so
+
+$(PEER_A): $(PEER_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+peerlib: $(PEER_SO) $(PEER_A)
+
+# The examples link the shared library, as an application would.
+EXAMPLES := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
+
+$(BUILD)/examples/%: tools/examples/%.c tools/lib/mwin/peer.h $(PEER_SO)
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -L$(BUILD)/lib -lmwinpeer -libverbs \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+examples: $(EXAMPLES)
+
+# What the tools and tests of this tree link: the static archive.
+LIB_SRCS := tools/lib/libmwin.c
+LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/mwin/peer.h
 
 $(BUILD)/tools/mwpeer: $(wildcard tools/mwpeer/*.c tools/mwpeer/*.h) \
-		$(LIB_SRCS) $(LIB_HDRS)
+		$(LIB_SRCS) $(LIB_HDRS) $(PEER_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PEER_A) $(RDMA_LIBS)
 
 $(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) \
 		tools/lib/libmwin.c tools/lib/print.c \
@@ -58,7 +98,7 @@ $(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) \
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^)
 
-tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl
+tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl peerlib examples
 
 # ---- selftests -----------------------------------------------------------
 
@@ -82,9 +122,9 @@ $(KSRC)/.stamp: | deps
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_SRCS) $(LIB_HDRS) \
-		$(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
+		$(PEER_A) $(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(PEER_A) $(RDMA_LIBS) -lpthread
 
 selftests: $(SELFTESTS)
 
@@ -142,15 +182,16 @@ qualify: modules tools selftests $(BUILD)/tools/mwbench
 	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
 
 $(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/mwbench.h \
-		$(LIB_SRCS) $(LIB_HDRS)
+		$(LIB_SRCS) $(LIB_HDRS) $(PEER_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(RDMA_LIBS) -lpthread -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PEER_A) $(RDMA_LIBS) -lpthread -lm
 
 # ---- style gates ---------------------------------------------------------
 
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h tools/bench/kmod/*.c tools/bench/kmod/*.h) \
 	uapi/linux/mwin.h
-TOOL_SRCS := $(wildcard tools/lib/*.c tools/mwctl/*.c tools/mwpeer/*.c)
+TOOL_SRCS := $(wildcard tools/lib/*.c tools/lib/peer/*.c tools/mwctl/*.c \
+	tools/mwpeer/*.c tools/examples/*.c)
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 
 # checkpatch --strict and kernel-doc on the module and uAPI, sparse on the
@@ -206,9 +247,9 @@ dkms-check: deps
 # ---- install -------------------------------------------------------------
 
 MWIN_GROUP ?= rdma
-MAN_PAGES := $(BUILD)/man/mwctl.8 $(BUILD)/man/mwpeer.1
+MAN_PAGES := $(BUILD)/man/mwctl.8 $(BUILD)/man/mwpeer.1 $(BUILD)/man/libmwinpeer.3
 
-$(BUILD)/man/%.8 $(BUILD)/man/%.1: Documentation/%.rst
+$(BUILD)/man/%.8 $(BUILD)/man/%.1 $(BUILD)/man/%.3: Documentation/%.rst
 	@mkdir -p $(@D)
 	rst2man $< > $@
 
@@ -217,10 +258,42 @@ man: $(MAN_PAGES)
 # udev reads rules from the distribution's directory, not from PREFIX.
 UDEV_RULES_DIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
 
-# A host that only runs peers: mwpeer and its man page, no kernel headers.
-install-peer: $(BUILD)/tools/mwpeer $(BUILD)/man/mwpeer.1
+# A host that only runs peers, no kernel headers: libmwinpeer (library,
+# <mwin/peer.h> and the <linux/mwin.h> it includes, pkg-config file, man
+# pages, Python module) and mwpeer. ldconfig only for the live system.
+PYTHON_SITE ?= $(PREFIX)/lib/$(shell python3 -c \
+	'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || \
+	echo python3)/dist-packages
+PEER_MAN3_LINKS := mwpeer_open mwpeer_process mwpeer_post
+PEER_INSTALLED := bin/mwpeer share/man/man1/mwpeer.1 \
+	lib/libmwinpeer.so.$(PEER_VERSION) lib/libmwinpeer.so.$(PEER_SOVER) \
+	lib/libmwinpeer.so lib/pkgconfig/mwinpeer.pc include/mwin/peer.h \
+	include/linux/mwin.h share/man/man3/libmwinpeer.3 \
+	$(patsubst %,share/man/man3/%.3,$(PEER_MAN3_LINKS))
+
+install-peer: $(BUILD)/tools/mwpeer $(BUILD)/man/mwpeer.1 $(PEER_SO) \
+		$(BUILD)/man/libmwinpeer.3
 	install -D -m 0755 $(BUILD)/tools/mwpeer $(DESTDIR)$(PREFIX)/bin/mwpeer
 	install -D -m 0644 $(BUILD)/man/mwpeer.1 $(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1
+	install -D -m 0755 $(PEER_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(PEER_SO))
+	ln -sf $(notdir $(PEER_SO)) $(DESTDIR)$(PREFIX)/lib/libmwinpeer.so.$(PEER_SOVER)
+	ln -sf libmwinpeer.so.$(PEER_SOVER) $(DESTDIR)$(PREFIX)/lib/libmwinpeer.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(PEER_VERSION)|' \
+		tools/lib/peer/mwinpeer.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mwinpeer.pc
+	install -D -m 0644 tools/lib/mwin/peer.h $(DESTDIR)$(PREFIX)/include/mwin/peer.h
+	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
+	install -D -m 0644 $(BUILD)/man/libmwinpeer.3 $(DESTDIR)$(PREFIX)/share/man/man3/libmwinpeer.3
+	for f in $(PEER_MAN3_LINKS); do \
+		echo '.so man3/libmwinpeer.3' > $(DESTDIR)$(PREFIX)/share/man/man3/$$f.3; \
+	done
+	install -D -m 0644 tools/lib/python/mwinpeer.py $(DESTDIR)$(PYTHON_SITE)/mwinpeer.py
+	test -n "$(DESTDIR)" || ldconfig
+
+uninstall-peer:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(PEER_INSTALLED)) \
+		$(DESTDIR)$(PYTHON_SITE)/mwinpeer.py
+	test -n "$(DESTDIR)" || ldconfig
 
 # The module first: when it is refused (signatures required, no key),
 # nothing at all is installed.
@@ -228,7 +301,6 @@ install: modules tools man
 	DESTDIR=$(DESTDIR) bash $(TOP)/tools/install-module.sh $(KDIR)
 	$(MAKE) -C $(TOP) install-peer
 	install -D -m 0755 $(BUILD)/tools/mwctl $(DESTDIR)$(PREFIX)/bin/mwctl
-	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
 	install -D -m 0644 $(BUILD)/man/mwctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8
 	install -d $(DESTDIR)$(UDEV_RULES_DIR)
 	sed 's/@MWIN_GROUP@/$(MWIN_GROUP)/' tools/conf/60-mwin.rules.in \
@@ -239,11 +311,9 @@ install: modules tools man
 	install -D -m 0644 tools/conf/modules-load-mwin.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/mwin/examples/modules-load.d/mwin.conf
 
-uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/mwpeer $(DESTDIR)$(PREFIX)/bin/mwctl \
-		$(DESTDIR)$(PREFIX)/include/linux/mwin.h \
+uninstall: uninstall-peer
+	rm -f $(DESTDIR)$(PREFIX)/bin/mwctl \
 		$(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1/mwpeer.1 \
 		$(DESTDIR)$(UDEV_RULES_DIR)/60-mwin.rules
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/mwin
 	@# depmod only for the live system: a DESTDIR is a staging tree
@@ -260,7 +330,7 @@ clean:
 
 help:
 	@echo "make            build mwin.ko against KDIR ($(KDIR))"
-	@echo "make tools      build mwctl and mwpeer into build/tools"
+	@echo "make tools      build mwctl, mwpeer (build/tools), libmwinpeer (build/lib), the examples"
 	@echo "make selftests  build the kselftest suite into build/selftests"
 	@echo "make check      boot the Debian kernel in QEMU with rxe and run the suite"
 	@echo "make demo       boot the VM and walk through a window's life"
@@ -272,6 +342,8 @@ help:
 	@echo "make dkms-check build the module through DKMS (root)"
 	@echo "make dkms-install  copy the module's sources to /usr/src/mwin-$(DKMS_VERSION), dkms add + install"
 	@echo "make install    module, tools, uAPI header, man pages, udev rule (DESTDIR, PREFIX, MWIN_GROUP)"
-	@echo "make install-peer  mwpeer and its man page only: a host that only runs peers"
+	@echo "make install-peer  libmwinpeer (library, headers, pkg-config, man pages, Python) and mwpeer:"
+	@echo "                   a host that only runs peers (no kernel headers)"
+	@echo "make uninstall-peer  remove what make install-peer installed"
 	@echo "make uninstall  remove what make install installed"
 	@echo "make clean      remove build outputs"

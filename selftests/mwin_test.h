@@ -20,7 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "libmwin.h"
-#include "mwpeer.h"
+#include <mwin/peer.h>
 
 /*
  * The harness kills a test after 30 s unless told otherwise. RDMA under

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mwpeer.h"
+#include <mwin/peer.h>
 #include "mwcore.h"
 
 static void step(const char *fmt, const char *a, int b)

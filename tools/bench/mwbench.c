@@ -35,7 +35,7 @@
  * The peers are this program's own RDMA CM connections (struct conn): a
  * thread per connection to the module takes the grant and revoke messages
  * and reposts the receives, so that long loops never run the module into
- * RNR. mwpeer (tools/lib/mwpeer.c) checks that a window really carries
+ * RNR. libmwinpeer (tools/lib/peer/) checks that a window really carries
  * data before the data path is measured.
  */
 #define _GNU_SOURCE
@@ -66,7 +66,7 @@
 
 #include "libmwin.h"
 #include "mwbench.h"
-#include "mwpeer.h"
+#include <mwin/peer.h>
 
 #define RECV_SIZE MWIN_WIRE_RECV_SIZE
 #define FLOOR_PATH "/sys/kernel/debug/mwin_bench/rebind"

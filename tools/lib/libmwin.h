@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libmwin: thin wrappers over the /dev/mwin ioctls, shared by mwctl and the
  * selftests. Every call returns 0 or a negative errno; sizes are filled in.

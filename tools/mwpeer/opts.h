@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mwpeer.h"
+#include <mwin/peer.h>
 
 /* What the command line asks for: whom to connect to, and how. */
 struct cmdline {

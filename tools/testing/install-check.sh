@@ -11,7 +11,10 @@
 #   make install, DKMS's key         MWIN_DKMS_KEY_DIR is where it is looked for
 #   make install without a key       everything, the module unsigned (and said so)
 #   make uninstall                   removes it all, the compressed module too
-#   make install-peer                mwpeer and its man page only, no KDIR
+#   make install-peer                libmwinpeer and mwpeer only, no KDIR;
+#                                    an application builds against it with
+#                                    pkg-config, runs, and the Python module
+#                                    loads it; make uninstall-peer removes it
 #
 # It runs make in a copy of the working tree (git's tracked and untracked
 # files, not the ignored ones) in a temporary directory under /tmp, so that
@@ -37,6 +40,7 @@ export LC_ALL=C
 
 PREFIX=/usr/local
 UDEV=/lib/udev/rules.d
+PYVER=$(python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
 SIG_MAGIC='~Module signature appended~'
 CN='mwin install-check throwaway key'
 
@@ -285,11 +289,22 @@ check_dkms_key() {
 }
 
 # 2. no key: everything installed, the module unsigned
+# what make install-peer installs, relative to the root
+peer_files() {
+	local p=${PREFIX#/} m=${PREFIX#/}/share/man/man3
+	printf '%s\n' "$p/bin/mwpeer" "$p/share/man/man1/mwpeer.1" \
+		"$p/lib/libmwinpeer.so.1.0.0" "$p/lib/libmwinpeer.so.1" \
+		"$p/lib/libmwinpeer.so" "$p/lib/pkgconfig/mwinpeer.pc" \
+		"$p/include/mwin/peer.h" "$p/include/linux/mwin.h" \
+		"$m/libmwinpeer.3" "$m/mwpeer_open.3" "$m/mwpeer_process.3" \
+		"$m/mwpeer_post.3" "$p/lib/$PYVER/dist-packages/mwinpeer.py"
+}
+
 installed_files() {
 	local d=$1
-	printf '%s\n' "$d$PREFIX/bin/mwctl" "$d$PREFIX/bin/mwpeer" \
-		"$d$PREFIX/include/linux/mwin.h" "$d$PREFIX/share/man/man8/mwctl.8" \
-		"$d$PREFIX/share/man/man1/mwpeer.1" "$d$UDEV/60-mwin.rules" \
+	peer_files | sed "s|^|$d/|"
+	printf '%s\n' "$d$PREFIX/bin/mwctl" "$d$PREFIX/share/man/man8/mwctl.8" \
+		"$d$UDEV/60-mwin.rules" \
 		"$d$PREFIX/share/doc/mwin/examples/modprobe.d/mwin.conf" \
 		"$d$PREFIX/share/doc/mwin/examples/modules-load.d/mwin.conf"
 }
@@ -330,13 +345,42 @@ check_uninstall() {
 	[ -z "$(files_in "$d")" ] || files_in "$d" | diag
 }
 
-# 6. install-peer: mwpeer and its man page, and no kernel tree needed
+# the C example, built as an application would against the tree in $1
+app_builds() {
+	local pc=(--define-variable=prefix="$1$PREFIX" mwinpeer)
+	log=$tmp/app.log
+	PKG_CONFIG_PATH="$1$PREFIX/lib/pkgconfig" sh -c 'cc -o "$0" "$1" \
+		$(pkg-config --cflags --libs "$2" "$3")' "$tmp/app" \
+		"$src/tools/examples/tenant_rw.c" "${pc[@]}" > "$log" 2>&1
+}
+
+# 6. install-peer: libmwinpeer and mwpeer, and no kernel tree needed; an
+# application finds it through pkg-config, links and runs; then
+# uninstall-peer
 check_install_peer() {
-	local d=$tmp/d-peer
+	local d=$tmp/d-peer lib=$tmp/d-peer$PREFIX/lib
+	mapfile -t want < <(peer_files)
 	check "make install-peer KDIR=/nonexistent succeeds" \
 		mk install-peer install-peer DESTDIR="$d" KDIR=/nonexistent PREFIX="$PREFIX"
-	check "make install-peer installs mwpeer and mwpeer.1 only" \
-		only_files "$d" "${PREFIX#/}/bin/mwpeer" "${PREFIX#/}/share/man/man1/mwpeer.1"
+	check "make install-peer installs libmwinpeer and mwpeer only" \
+		only_files "$d" "${want[@]}"
+	check "the library's soname is libmwinpeer.so.1" \
+		sh -c "readelf -d '$lib/libmwinpeer.so.1' | grep -q 'SONAME.*libmwinpeer.so.1]'"
+	check "the library exports mwpeer_* only, at version MWINPEER_1.0" \
+		sh -c "nm -D --defined-only '$lib/libmwinpeer.so.1' | awk '{ print \$3 }' |
+			grep -v '^MWINPEER_1.0$' | grep -vq '^mwpeer_.*@@MWINPEER_1.0$' && exit 1; exit 0"
+	check "an application builds with pkg-config --cflags --libs mwinpeer" \
+		app_builds "$d"
+	check "the application runs against the installed library" \
+		sh -c "LD_LIBRARY_PATH='$lib' '$tmp/app' 2>&1 | grep -q usage"
+	check "the Python module loads the installed library" \
+		env MWIN_PEER_LIB="$lib/libmwinpeer.so.1" \
+		PYTHONPATH="$lib/$PYVER/dist-packages" python3 -c \
+		'import mwinpeer; assert mwinpeer.event_name(2) == "grant"'
+	check "make uninstall-peer succeeds" \
+		mk uninstall-peer uninstall-peer DESTDIR="$d" PREFIX="$PREFIX"
+	check "make uninstall-peer leaves nothing but empty directories" \
+		only_files "$d"
 }
 
 # the host and the headers tree as they were

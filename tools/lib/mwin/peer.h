@@ -1,43 +1,61 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * mwpeer - userspace RDMA peer of mwin.ko
+ * <mwin/peer.h> - libmwinpeer, the remote side of mwin.ko
  *
- * A small library that connects to mwin's RDMA CM listener as one peer,
- * follows the grant/revoke messages the module sends and issues one-sided
- * operations (RDMA WRITE/READ, atomics) and Send-with-Invalidate against the
- * windows it was granted. Used by the mwpeer CLI and by the selftests.
+ * A peer connects to mwin's RDMA CM listener, anonymously (wire version 2)
+ * or as a tenant (version 3), follows the grants and revokes the module
+ * sends and uses the windows it was granted: RDMA READ and WRITE, atomics,
+ * hand-back by Send-with-Invalidate. Documentation/wire.rst is the protocol;
+ * libmwinpeer(3) the manual. Link with `pkg-config --libs mwinpeer`.
+ *
+ * Licence: GPL-2.0 OR BSD-2-Clause, like rdma-core's libraries: any
+ * application may link it.
+ *
+ * Two ways to drive a peer:
+ *
+ *  - Event-driven: mwpeer_fd() in the application's poll loop;
+ *    mwpeer_process() takes in what is ready and hands back events
+ *    (connected, grant, revoke, disconnected, operation done);
+ *    mwpeer_post() starts an operation on a window by id and offset, many
+ *    in flight, each completing as an event with the caller's cookie, in
+ *    the order posted. The library checks the grant table first and fails
+ *    at once (-ESTALE, -ERANGE, -EACCES, -ETIME) rather than send a
+ *    request the module would answer by closing the connection.
+ *  - Blocking, for simple programs and tests: mwpeer_do() runs one such
+ *    operation to completion; mwpeer_read(), mwpeer_write() ... take a raw
+ *    rkey and address and check nothing (tests of the module use them to
+ *    misbehave); mwpeer_next_msg() and mwpeer_wait_grant() wait for
+ *    messages. Use mwpeer_next_msg() or mwpeer_process(), not both: each
+ *    message is handed out once.
+ *
+ * Thread safety, per object: a struct mwpeer is used by one thread at a
+ * time (the caller locks if it shares one); distinct peers are independent,
+ * in one thread or many. The functions that take no peer (mwpeer_proof(),
+ * mwpeer_*_str(), mwpeer_default_port()) are safe from any thread.
  *
  * Rules that hold for the whole API:
  *
- *  - No global state: any number of peers may live in one process. One
- *    struct mwpeer must not be used by two threads at the same time.
+ *  - No global state: any number of peers may live in one process.
  *  - Nothing is printed and the process is never exited. Functions that can
  *    fail return a negative errno; mwpeer_errmsg() then describes the last
  *    failure of that peer in words.
- *  - Every operation waits for its own completion, bounded by the peer's
- *    timeout (mwpeer_set_timeout()). It returns the completion status, an
- *    enum ibv_wc_status (>= 0, IBV_WC_SUCCESS == 0), or a negative errno
- *    when it could not be posted or did not complete: -ETIMEDOUT (no
- *    completion in time), -ENOTCONN (not connected, or the connection was
- *    closed by the other side), -EINVAL (bad argument), -EMSGSIZE (too long
- *    for the local buffer), -EBUSY (send queue full of timed-out requests).
+ *  - Every blocking call is bounded by the peer's timeout
+ *    (mwpeer_set_timeout()). The raw blocking operations return the
+ *    completion status, an enum ibv_wc_status (>= 0, IBV_WC_SUCCESS == 0),
+ *    or a negative errno when it could not be posted or did not complete:
+ *    -ETIMEDOUT (no completion in time), -ENOTCONN (not connected, or the
+ *    connection was closed by the other side), -EINVAL (bad argument),
+ *    -EMSGSIZE (too long for the local buffer), -EBUSY (send queue full).
  *    mwpeer_status_str() names either kind.
  *  - While waiting for anything, the library also consumes the messages
  *    the module sends (reposting each receive at once, so that at least
  *    MWIN_WIRE_RECV_DEPTH stay posted) and RDMA CM events (a disconnect by
  *    the module). There is no thread: nothing is taken in between calls.
  *  - Once a completion failed, the QP is in the error state for good:
- *    mwpeer_qp_error() turns true and further operations return
- *    IBV_WC_WR_FLUSH_ERR without being posted (what the device would
- *    answer), until mwpeer_reconnect().
- *
- *  - A peer connects anonymously (wire version 2) unless it names a tenant
- *    (&struct mwpeer_opts.tenant, wire version 3); with the tenant's key,
- *    both sides prove they hold it before the connection is usable (see
- *    mwpeer_open()).
- *
- * Build: -Iuapi (for <linux/mwin.h>), link with libmwin.c, -lrdmacm,
- * -libverbs and -lcrypto (OpenSSL's HMAC-SHA256).
+ *    mwpeer_qp_error() turns true and further operations fail without
+ *    being posted (what the device would answer), until mwpeer_reconnect().
+ *  - With the tenant's key (&struct mwpeer_opts.key), both sides prove they
+ *    hold it before the connection is usable (see mwpeer_open()).
  */
 #ifndef MWPEER_H
 #define MWPEER_H
@@ -53,11 +71,15 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface; the rest is hidden */
+#pragma GCC visibility push(default)
+
 struct mwpeer;
 
 #define MWPEER_DEFAULT_TIMEOUT_MS	10000
 #define MWPEER_DEFAULT_BUF_SIZE		(4UL << 20)
 #define MWPEER_DEFAULT_RECV_DEPTH	(8 * MWIN_WIRE_RECV_DEPTH)
+#define MWPEER_MAX_RECV_DEPTH		8192
 #define MWPEER_DEFAULT_RETRY		2
 /* the most the module accepts: 7 would mean "forever" */
 #define MWPEER_DEFAULT_RNR_RETRY	6
@@ -72,7 +94,8 @@ struct mwpeer;
  *	0: MWPEER_DEFAULT_TIMEOUT_MS
  * @buf_size: bytes of the local buffer (mwpeer_buf());
  *	0: MWPEER_DEFAULT_BUF_SIZE
- * @recv_depth: receives kept posted (at most 4096); 0: MWPEER_DEFAULT_RECV_DEPTH,
+ * @recv_depth: receives kept posted (at most MWPEER_MAX_RECV_DEPTH, more is
+ *	cut to it); 0: MWPEER_DEFAULT_RECV_DEPTH,
  *	more than the MWIN_WIRE_RECV_DEPTH the protocol asks for, so that a
  *	test that makes many windows without letting the peer poll does not
  *	run the module into RNR; negative: none at all (a misbehaving peer)
@@ -492,6 +515,8 @@ const char *mwpeer_status_str(int status);
  * @lease_ms: grant: the milliseconds its lease had left when the module
  *	sent it, 0 for none (a grant of an rkey held already renews it)
  * @flags: grant: MWIN_WIRE_GRANT_ONCE for a one-shot window
+ * @missed: seq numbers skipped just before this one (a gap: messages were
+ *	lost, which the protocol never does; counted as a protocol error)
  */
 struct mwpeer_msg {
 	uint8_t type;
@@ -505,6 +530,7 @@ struct mwpeer_msg {
 	uint64_t recv;
 	uint32_t lease_ms;
 	uint32_t flags;
+	uint32_t missed;
 };
 
 /**
@@ -577,12 +603,228 @@ int mwpeer_poll(struct mwpeer *p, int timeout_ms);
  */
 int mwpeer_fd(const struct mwpeer *p);
 
+/* ---------------------------------------- windows, event-driven */
+
+/**
+ * enum mwpeer_op_type - what &struct mwpeer_op does to its window
+ * @MWPEER_OP_READ: RDMA READ of @len bytes at @offset into @local;
+ *	needs MWIN_ACCESS_READ
+ * @MWPEER_OP_WRITE: RDMA WRITE of @len bytes from @local to @offset;
+ *	needs MWIN_ACCESS_WRITE
+ * @MWPEER_OP_CAS: 8-byte compare (@compare_add) and swap (@swap) at
+ *	@offset (8-aligned); needs MWIN_ACCESS_ATOMIC
+ * @MWPEER_OP_FADD: 8-byte fetch and add (@compare_add) at @offset;
+ *	needs MWIN_ACCESS_ATOMIC
+ * @MWPEER_OP_HAND_BACK: Send-with-Invalidate of the window's rkey: the
+ *	peer gives the window back (a one-shot window is then destroyed).
+ *	The grant leaves the table at once; @offset, @len and @local unused
+ */
+enum mwpeer_op_type {
+	MWPEER_OP_READ = 1,
+	MWPEER_OP_WRITE,
+	MWPEER_OP_CAS,
+	MWPEER_OP_FADD,
+	MWPEER_OP_HAND_BACK,
+};
+
+/**
+ * struct mwpeer_op - an operation on a granted window
+ * @type: enum mwpeer_op_type
+ * @window: the window's id (&struct mwpeer_msg.window of its grant)
+ * @offset: byte offset in the window; the library adds the grant's iova
+ * @len: READ and WRITE: bytes, 0 to 2^31; atomics: ignored (8)
+ * @local: READ and WRITE: @len bytes inside mwpeer_buf() or a range given
+ *	to mwpeer_reg_mem() (zero-copy: the device reads or writes them while
+ *	the operation is in flight); NULL: the start of mwpeer_buf().
+ *	Atomics: ignored, the old value comes in &struct mwpeer_event.value
+ * @compare_add: CAS: the value expected; FADD: what to add
+ * @swap: CAS: the new value
+ * @cookie: the caller's, handed back in the operation's event
+ */
+struct mwpeer_op {
+	uint32_t type;
+	uint32_t window;
+	uint64_t offset;
+	uint64_t len;
+	void *local;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint64_t cookie;
+};
+
+/**
+ * mwpeer_post() - start an operation on a window
+ * @p: peer
+ * @op: the operation, copied
+ *
+ * The grant table says the window's rkey and iova. Checked here, before
+ * anything is sent (a request the module refuses closes the connection):
+ *
+ * Return: 0, posted: one MWPEER_EV_DONE event follows, with @op->cookie,
+ * after the events of the operations posted before it. Or, with nothing
+ * posted: -ESTALE (the window has no grant: never granted, revoked or
+ * handed back), -ETIME (its lease ran out by the local clock), -ERANGE
+ * (@offset + @len outside the window), -EACCES (the grant lacks the
+ * right), -EINVAL (bad @type, misaligned atomic, @local outside the
+ * registered memory), -ENOTCONN (not connected), -EREMOTEIO (the QP is in
+ * error: a request failed), -EAGAIN (MWPEER_MAX_INFLIGHT operations in
+ * flight: take events first), or ibv_post_send()'s error.
+ */
+int mwpeer_post(struct mwpeer *p, const struct mwpeer_op *op);
+
+/* operations of mwpeer_post() in flight at most, per peer */
+#define MWPEER_MAX_INFLIGHT	64
+
+/**
+ * mwpeer_do() - mwpeer_post() and wait for its completion
+ * @p: peer
+ * @op: the operation; @op->cookie is not used
+ * @old: atomics: the old value, on success (may be NULL)
+ *
+ * Events of the operations and messages meanwhile stay queued for
+ * mwpeer_process().
+ *
+ * Return: the completion status (enum ibv_wc_status, >= 0), an error of
+ * mwpeer_post(), -ETIMEDOUT or -ENOTCONN as for mwpeer_read().
+ */
+int mwpeer_do(struct mwpeer *p, const struct mwpeer_op *op, uint64_t *old);
+
+/**
+ * enum mwpeer_event_type - what &struct mwpeer_event tells
+ * @MWPEER_EV_CONNECTED: mwpeer_open() or mwpeer_reconnect() connected:
+ *	the first event of each connection (after the DONE events of the
+ *	operations the reconnect flushed)
+ * @MWPEER_EV_GRANT: &struct mwpeer_event.msg: a window granted, rebound
+ *	(new rkey) or its lease renewed; the grant table has it already
+ * @MWPEER_EV_REVOKE: &struct mwpeer_event.msg: a grant revoked, the
+ *	reason in its access field (enum mwin_wire_reason); gone from the
+ *	table already: new operations on it fail with -ESTALE
+ * @MWPEER_EV_DONE: an operation of mwpeer_post() (or mwpeer_post_raw())
+ *	completed: &struct mwpeer_event.cookie, .status, .value
+ * @MWPEER_EV_DISCONNECTED: the connection broke; .status says why:
+ *	-EREMOTEIO (a request or receive failed; the QP is in error and the
+ *	module drops the peer) or -ECONNRESET (the module closed it). Once
+ *	per connection, its last event: after the DONE events of every
+ *	operation that was in flight (flushed, at the latest 200 ms after
+ *	the close). The grants stay readable; mwpeer_reconnect() starts anew
+ */
+enum mwpeer_event_type {
+	MWPEER_EV_CONNECTED = 1,
+	MWPEER_EV_GRANT,
+	MWPEER_EV_REVOKE,
+	MWPEER_EV_DONE,
+	MWPEER_EV_DISCONNECTED,
+};
+
+/**
+ * struct mwpeer_event - one event of mwpeer_process()
+ * @type: enum mwpeer_event_type
+ * @status: DONE: enum ibv_wc_status (IBV_WC_SUCCESS, 0, or why it
+ *	failed; IBV_WC_WR_FLUSH_ERR for those flushed by a broken or closed
+ *	connection); DISCONNECTED: a negative errno, as above
+ * @cookie: DONE: the operation's cookie
+ * @value: DONE of an atomic that succeeded: the old value
+ * @msg: GRANT and REVOKE: the message (&struct mwpeer_msg.missed reports a
+ *	gap in seq, .valid a protocol error)
+ */
+struct mwpeer_event {
+	uint32_t type;
+	int32_t status;
+	uint64_t cookie;
+	uint64_t value;
+	struct mwpeer_msg msg;
+};
+
+/**
+ * mwpeer_process() - take in what is ready and hand back events
+ * @p: peer
+ * @ev: array of @max events
+ * @max: room in @ev
+ *
+ * Never blocks: call it when mwpeer_fd() turns readable, and until it
+ * returns fewer than @max. Events not handed back stay for the next call.
+ *
+ * Return: the number of events in @ev.
+ */
+int mwpeer_process(struct mwpeer *p, struct mwpeer_event *ev, int max);
+
+/**
+ * mwpeer_reg_mem() - register the application's memory for operations
+ * @p: peer
+ * @addr: first byte
+ * @len: bytes, not 0; the range must not overlap another registered one
+ *
+ * The range is registered with the connection's protection domain now
+ * and at every reconnect, until mwpeer_dereg_mem() or mwpeer_close().
+ *
+ * Return: 0, -EINVAL, -EEXIST (overlap), -ENOMEM, or ibv_reg_mr()'s errno.
+ */
+int mwpeer_reg_mem(struct mwpeer *p, void *addr, size_t len);
+
+/**
+ * mwpeer_dereg_mem() - forget a range of mwpeer_reg_mem()
+ *
+ * Not while an operation on it is in flight.
+ *
+ * Return: 0 or -ENOENT (@addr starts no registered range).
+ */
+int mwpeer_dereg_mem(struct mwpeer *p, const void *addr);
+
+/**
+ * mwpeer_lkey() - the local key of @len bytes at @addr, in mwpeer_buf() or
+ *	a registered range; 0 when they are in neither or not connected
+ */
+uint32_t mwpeer_lkey(const struct mwpeer *p, const void *addr, size_t len);
+
+/**
+ * mwpeer_post_raw() - post any work request on the connection
+ * @p: peer
+ * @wr: one work request (@wr->next must be NULL); its wr_id is replaced and
+ *	it is made signaled; scatter entries use mwpeer_lkey()
+ * @cookie: handed back in its MWPEER_EV_DONE event
+ *
+ * The escape hatch, for what the library does not do (the conformance
+ * tests' requests). Nothing is checked.
+ *
+ * Return: 0, -EINVAL, -ENOTCONN, -EREMOTEIO, -EAGAIN, or ibv_post_send()'s.
+ */
+int mwpeer_post_raw(struct mwpeer *p, struct ibv_send_wr *wr,
+		    uint64_t cookie);
+
+/**
+ * mwpeer_post_ex() - post one work request through the extended QP API
+ * @p: peer
+ * @build: called between ibv_wr_start() and ibv_wr_complete() with the
+ *	connection's struct ibv_qp_ex, whose wr_id and wr_flags are set
+ *	(signaled): calls one ibv_wr_*() operation and its ibv_wr_set_*()
+ * @arg: for @build
+ * @cookie: handed back in its MWPEER_EV_DONE event
+ *
+ * The escape hatch for requests ibv_post_send() would refuse (rxe's
+ * provider checks an atomic's alignment there, not here). The connection's
+ * QP is on the extended API when the device offers it; nothing is checked.
+ *
+ * Return: 0, -EOPNOTSUPP (no extended API), -ENOTCONN, -EREMOTEIO,
+ * -EAGAIN, or ibv_wr_complete()'s error.
+ */
+int mwpeer_post_ex(struct mwpeer *p,
+		   void (*build)(struct ibv_qp_ex *qpx, void *arg), void *arg,
+		   uint64_t cookie);
+
+/**
+ * mwpeer_event_str() - "connected", "grant", "revoke", "done",
+ *	"disconnected", or "unknown"
+ */
+const char *mwpeer_event_str(unsigned int type);
+
 /** mwpeer_access_str() - "r", "w", "a" letters of MWIN_ACCESS_* bits */
 const char *mwpeer_access_str(unsigned int access, char buf[8]);
 
 /** mwpeer_reason_str() - "invalidate", "rebind", "destroy", "remote",
  *	"error", or "unknown" */
 const char *mwpeer_reason_str(unsigned int reason);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
