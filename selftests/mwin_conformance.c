@@ -47,7 +47,7 @@ struct side {
 	uint8_t *mem;
 	uint64_t base;			/* remote address of byte 0 */
 	struct mwpeer *p[NPEERS];
-	struct rawpeer *raw;
+	struct mwpeer *raw;
 	/* mwin */
 	int fd;
 	int mon;
@@ -228,7 +228,7 @@ static const char *statename(uint32_t st)
 static uint32_t peer_id(struct side *s, int i)
 {
 	if (i == RAW)
-		return s->raw ? s->raw->peer_id : 0;
+		return s->raw ? mwpeer_id(s->raw) : 0;
 	return s->p[i] ? mwpeer_id(s->p[i]) : 0;
 }
 
@@ -272,11 +272,12 @@ static int raw_open(struct side *s)
 	uint16_t port = s->kind == SIDE_MWIN ? mwpeer_default_port() :
 						 s->srv->port;
 
-	s->raw = rawpeer_connect(test_host(), port);
+	s->raw = mwpeer_connect(test_host(), port, NULL, MWCORE_OP_TIMEOUT_MS,
+				NULL);
 	if (!s->raw)
 		return -ECONNREFUSED;
 	if (s->kind == SIDE_MWIN)
-		return module_peer_wait(s->fd, s->raw->peer_id,
+		return module_peer_wait(s->fd, mwpeer_id(s->raw),
 					MWIN_PEER_CONNECTED, TEST_TIMEOUT_MS);
 	return conn_of(s, RAW) ? 0 : -ETIMEDOUT;
 }
@@ -287,7 +288,7 @@ static void side_close(struct side *s)
 
 	for (i = 0; i < NPEERS; i++)
 		mwpeer_close(s->p[i]);
-	rawpeer_close(s->raw);
+	mwpeer_close(s->raw);
 	if (s->kind == SIDE_MWIN) {
 		if (s->mem)
 			munmap(s->mem, s->maplen);
@@ -497,7 +498,7 @@ static int win_destroy(struct side *s, struct win *w)
 static void after_fail(struct side *s, struct res *r, int i, uint32_t pid,
 		       const struct win *w)
 {
-	bool qperr = i == RAW ? s->raw->qp_error : mwpeer_qp_error(s->p[i]);
+	bool qperr = i == RAW ? mwpeer_qp_error(s->raw) : mwpeer_qp_error(s->p[i]);
 
 	rp(r, "; req QP %s", qperr ? "ERR" : "ok");
 	CHECK(r, qperr);

@@ -8,9 +8,9 @@
  * struct mwin_wire_accept whose peer id is the connection's number, so
  * mwpeer_connect() works against it unchanged. It never sends messages.
  *
- * Also a "raw" requester (struct rawpeer) built on the extended QP API,
- * which, unlike ibv_post_send() on rxe, puts misaligned atomics on the
- * wire, so that the responder's answer can be observed.
+ * Also a "raw" requester: a libmwinpeer peer whose atomics go through the
+ * extended QP API, which, unlike ibv_post_send() on rxe, puts misaligned
+ * atomics on the wire, so that the responder's answer can be observed.
  *
  * Static functions only: included by selftests/mwin_conformance.c and by
  * the crash-case program selftests/conformance/crash_mw.c.
@@ -44,6 +44,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <linux/mwin.h>
+#include <mwin/peer.h>
 
 #define MWCORE_MAX_CONNS	1024
 #define MWCORE_RECVS		16
@@ -683,222 +684,58 @@ static inline int mwcore_wait_recv(struct mwcore_srv *s, struct mwcore_conn *c,
 /* ------------------------------------------------------------ rawpeer */
 
 /*
- * A requester on the extended QP API (ibv_wr_*), which rxe's provider
- * does not check for alignment: a misaligned atomic reaches the
- * responder. Speaks the mwin hello and keeps receives posted, so it can
- * connect to the module as well as to a mwcore_srv.
+ * The raw requester: a libmwinpeer peer whose atomics go through the
+ * extended QP API (mwpeer_post_ex()), which rxe's provider does not check
+ * for alignment: a misaligned atomic reaches the responder. An anonymous
+ * peer, so it connects to the module as well as to a mwcore_srv.
  */
-struct rawpeer {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_qp_ex *qpx;
-	struct ibv_mr *mr;
-	uint8_t *buf;			/* 8 atomic result bytes + receives */
-	uint32_t peer_id;
-	uint64_t wr_seq;
-	bool qp_error;
+struct rawpeer_atomic {
+	bool cas;
+	uint32_t rkey, lkey;
+	uint64_t raddr, a, b, local;
 };
 
-#define RAWPEER_RECVS	MWIN_WIRE_RECV_DEPTH
-#define RAWPEER_BUF	(64 + RAWPEER_RECVS * MWIN_WIRE_RECV_SIZE)
-
-static inline void rawpeer_close(struct rawpeer *r)
+static inline void rawpeer_build_atomic(struct ibv_qp_ex *qpx, void *arg)
 {
-	if (!r)
-		return;
-	if (r->id) {
-		rdma_disconnect(r->id);
-		if (r->id->qp)
-			rdma_destroy_qp(r->id);
-	}
-	if (r->mr)
-		ibv_dereg_mr(r->mr);
-	if (r->cq)
-		ibv_destroy_cq(r->cq);
-	if (r->pd)
-		ibv_dealloc_pd(r->pd);
-	if (r->id)
-		rdma_destroy_id(r->id);
-	if (r->ch)
-		rdma_destroy_event_channel(r->ch);
-	free(r->buf);
-	free(r);
-}
+	const struct rawpeer_atomic *at = arg;
 
-static inline int rawpeer_event(struct rawpeer *r, enum rdma_cm_event_type want,
-				struct rdma_cm_event **out, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = r->ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, timeout_ms) <= 0)
-		return -ETIMEDOUT;
-	if (rdma_get_cm_event(r->ch, &ev))
-		return -errno;
-	if (ev->event != want) {
-		int e = ev->event;
-
-		rdma_ack_cm_event(ev);
-		return -1000 - e;
-	}
-	if (out)
-		*out = ev;
+	if (at->cas)
+		ibv_wr_atomic_cmp_swp(qpx, at->rkey, at->raddr, at->a, at->b);
 	else
-		rdma_ack_cm_event(ev);
-	return 0;
-}
-
-static inline struct rawpeer *rawpeer_connect(const char *host, uint16_t port)
-{
-	struct rawpeer *r = calloc(1, sizeof(*r));
-	struct addrinfo *res;
-	struct ibv_qp_init_attr_ex qa = {};
-	struct rdma_conn_param cp = {};
-	struct mwin_wire_hello hello = {
-		.magic = htole32(MWIN_WIRE_MAGIC),
-		.version = MWIN_WIRE_VERSION,
-	};
-	struct rdma_cm_event *ev = NULL;
-	char portstr[8];
-	int i;
-
-	if (!r)
-		return NULL;
-	snprintf(portstr, sizeof(portstr), "%u", port);
-	r->ch = rdma_create_event_channel();
-	if (!r->ch || rdma_create_id(r->ch, &r->id, r, RDMA_PS_TCP))
-		goto fail;
-	if (getaddrinfo(host, portstr, NULL, &res))
-		goto fail;
-	i = rdma_resolve_addr(r->id, NULL, res->ai_addr, 2000);
-	freeaddrinfo(res);
-	if (i || rawpeer_event(r, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, 5000))
-		goto fail;
-	if (rdma_resolve_route(r->id, 2000) ||
-	    rawpeer_event(r, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, 5000))
-		goto fail;
-	r->pd = ibv_alloc_pd(r->id->verbs);
-	r->cq = ibv_create_cq(r->id->verbs, 2 * RAWPEER_RECVS + 8, NULL, NULL, 0);
-	r->buf = aligned_alloc(4096, 4096 * ((RAWPEER_BUF + 4095) / 4096));
-	if (!r->pd || !r->cq || !r->buf)
-		goto fail;
-	memset(r->buf, 0, RAWPEER_BUF);
-	r->mr = ibv_reg_mr(r->pd, r->buf, RAWPEER_BUF, IBV_ACCESS_LOCAL_WRITE);
-	if (!r->mr)
-		goto fail;
-	qa.send_cq = r->cq;
-	qa.recv_cq = r->cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 8;
-	qa.cap.max_recv_wr = RAWPEER_RECVS;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	qa.pd = r->pd;
-	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-			    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_RDMA_WRITE;
-	if (rdma_create_qp_ex(r->id, &qa))
-		goto fail;
-	r->qp = r->id->qp;
-	r->qpx = ibv_qp_to_qp_ex(r->qp);
-	if (!r->qpx)
-		goto fail;
-	for (i = 0; i < RAWPEER_RECVS; i++) {
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)(r->buf + 64 +
-					    i * MWIN_WIRE_RECV_SIZE),
-			.length = MWIN_WIRE_RECV_SIZE, .lkey = r->mr->lkey,
-		};
-		struct ibv_recv_wr wr = { .wr_id = 1000 + i, .sg_list = &sge,
-					  .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(r->qp, &wr, &bad))
-			goto fail;
-	}
-	cp.private_data = &hello;
-	cp.private_data_len = sizeof(hello);
-	cp.initiator_depth = 4;
-	cp.responder_resources = 4;
-	cp.retry_count = 2;
-	cp.rnr_retry_count = 6;	/* mwin refuses 7, "forever" */
-	if (rdma_connect(r->id, &cp) ||
-	    rawpeer_event(r, RDMA_CM_EVENT_ESTABLISHED, &ev, 5000))
-		goto fail;
-	if (ev->param.conn.private_data &&
-	    ev->param.conn.private_data_len >= sizeof(struct mwin_wire_accept)) {
-		struct mwin_wire_accept a;
-
-		memcpy(&a, ev->param.conn.private_data, sizeof(a));
-		r->peer_id = le32toh(a.peer);
-	}
-	rdma_ack_cm_event(ev);
-	return r;
-fail:
-	rawpeer_close(r);
-	return NULL;
+		ibv_wr_atomic_fetch_add(qpx, at->rkey, at->raddr, at->a);
+	ibv_wr_set_sge(qpx, at->lkey, at->local, 8);
 }
 
 /*
- * One atomic through the extended API; @cas: compare-and-swap, else
- * fetch-and-add. Returns the wc status or a negative errno; @old gets the
- * original value on success.
+ * One atomic; @cas: compare-and-swap, else fetch-and-add. Returns the wc
+ * status or a negative errno; @old gets the original value on success.
  */
-static inline int rawpeer_atomic(struct rawpeer *r, bool cas, uint32_t rkey,
+static inline int rawpeer_atomic(struct mwpeer *r, bool cas, uint32_t rkey,
 				 uint64_t raddr, uint64_t a, uint64_t b,
 				 uint64_t *old)
 {
 	int64_t deadline = mwcore_now_ms() + MWCORE_OP_TIMEOUT_MS;
-	uint64_t id = ++r->wr_seq;
-	int ret;
+	uint8_t *buf = mwpeer_buf(r);
+	struct rawpeer_atomic at = {
+		.cas = cas, .rkey = rkey, .raddr = raddr, .a = a, .b = b,
+		.lkey = mwpeer_lkey(r, buf, 8), .local = (uintptr_t)buf,
+	};
+	struct mwpeer_event ev;
+	int ret = mwpeer_post_ex(r, rawpeer_build_atomic, &at, 0);
 
-	ibv_wr_start(r->qpx);
-	r->qpx->wr_id = id;
-	r->qpx->wr_flags = IBV_SEND_SIGNALED;
-	if (cas)
-		ibv_wr_atomic_cmp_swp(r->qpx, rkey, raddr, a, b);
-	else
-		ibv_wr_atomic_fetch_add(r->qpx, rkey, raddr, a);
-	ibv_wr_set_sge(r->qpx, r->mr->lkey, (uintptr_t)r->buf, 8);
-	ret = ibv_wr_complete(r->qpx);
-	if (ret)
-		return -ret;
-	for (;;) {
-		struct ibv_wc wc;
-		int n = ibv_poll_cq(r->cq, 1, &wc);
-
-		if (n == 1) {
-			if (wc.wr_id >= 1000 && wc.wr_id < 1000 + RAWPEER_RECVS) {
-				/* a grant from the module: repost */
-				struct ibv_sge sge = {
-					.addr = (uintptr_t)(r->buf + 64 +
-						(wc.wr_id - 1000) *
-						MWIN_WIRE_RECV_SIZE),
-					.length = MWIN_WIRE_RECV_SIZE,
-					.lkey = r->mr->lkey,
-				};
-				struct ibv_recv_wr wr = { .wr_id = wc.wr_id,
-					.sg_list = &sge, .num_sge = 1 }, *bad;
-
-				if (wc.status == IBV_WC_SUCCESS)
-					ibv_post_recv(r->qp, &wr, &bad);
-				continue;
-			}
-			if (wc.wr_id != id)
-				continue;
-			if (wc.status != IBV_WC_SUCCESS)
-				r->qp_error = true;
-			else if (old)
-				memcpy(old, r->buf, 8);
-			return wc.status;
+	while (!ret) {
+		if (mwpeer_process(r, &ev, 1) == 1) {
+			if (ev.type != MWPEER_EV_DONE)
+				continue;	/* the module's messages */
+			if (ev.status == IBV_WC_SUCCESS && old)
+				memcpy(old, buf, 8);
+			return ev.status;
 		}
 		if (mwcore_now_ms() >= deadline)
 			return -ETIMEDOUT;
-		usleep(200);
+		mwpeer_poll(r, 50);
 	}
+	return ret;
 }
 
 #endif /* MWCORE_H */
