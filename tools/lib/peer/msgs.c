@@ -277,7 +277,13 @@ bool peer_take_msg(struct mwpeer *p, struct mwpeer_msg *out)
 	return true;
 }
 
-int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms)
+/*
+ * Take in what comes until @found(@p, @arg), for @timeout_ms (negative: the
+ * peer's timeout). Return: 0, -ETIMEDOUT, or -ENOTCONN (not found and not
+ * connected).
+ */
+static int wait_for(struct mwpeer *p, int timeout_ms,
+		    bool (*found)(struct mwpeer *p, void *arg), void *arg)
 {
 	int64_t deadline;
 
@@ -287,9 +293,7 @@ int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms)
 	for (;;) {
 		int left;
 
-		if (!p->q_len)
-			mwpeer_poll(p, 0);
-		if (peer_take_msg(p, out))
+		if (found(p, arg))
 			return 0;
 		if (p->state != MWPEER_CONNECTED)
 			return -ENOTCONN;
@@ -298,6 +302,18 @@ int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms)
 			return -ETIMEDOUT;
 		peer_ep_wait(p, left);
 	}
+}
+
+static bool msg_taken(struct mwpeer *p, void *out)
+{
+	if (!p->q_len)
+		mwpeer_poll(p, 0);
+	return peer_take_msg(p, out);
+}
+
+int mwpeer_next_msg(struct mwpeer *p, struct mwpeer_msg *out, int timeout_ms)
+{
+	return wait_for(p, timeout_ms, msg_taken, out);
 }
 
 int mwpeer_grant(const struct mwpeer *p, uint32_t window,
@@ -312,31 +328,32 @@ int mwpeer_grant(const struct mwpeer *p, uint32_t window,
 	return 0;
 }
 
+struct new_grant {
+	uint32_t window;
+	uint32_t old_rkey;
+	struct mwpeer_msg *out;
+};
+
+static bool grant_seen(struct mwpeer *p, void *arg)
+{
+	struct new_grant *w = arg;
+	struct mwpeer_msg g;
+
+	mwpeer_poll(p, 0);
+	if (mwpeer_grant(p, w->window, &g) ||
+	    (w->old_rkey && g.rkey == w->old_rkey))
+		return false;
+	if (w->out)
+		*w->out = g;
+	return true;
+}
+
 int mwpeer_wait_grant(struct mwpeer *p, uint32_t window, uint32_t old_rkey,
 		      struct mwpeer_msg *out, int timeout_ms)
 {
-	struct mwpeer_msg g;
-	int64_t deadline;
+	struct new_grant w = { window, old_rkey, out };
 
-	if (timeout_ms < 0)
-		timeout_ms = p->timeout_ms;
-	deadline = peer_now_ms() + timeout_ms;
-	for (;;) {
-		int left;
-
-		mwpeer_poll(p, 0);
-		if (!mwpeer_grant(p, window, &g) && (!old_rkey || g.rkey != old_rkey)) {
-			if (out)
-				*out = g;
-			return 0;
-		}
-		if (p->state != MWPEER_CONNECTED)
-			return -ENOTCONN;
-		left = peer_ms_left(deadline);
-		if (!left)
-			return -ETIMEDOUT;
-		peer_ep_wait(p, left);
-	}
+	return wait_for(p, timeout_ms, grant_seen, &w);
 }
 
 static int by_window(const void *a, const void *b)
