@@ -150,12 +150,14 @@ int main(int argc, char **argv)
 		struct mwpeer_event ev[8];
 		int i, n;
 
-		if (poll(&pfd, 1, secs * 1000) == 0)
-			return fail(&a, "waiting", -ETIMEDOUT);
 		n = mwpeer_process(a.peer, ev, 8);
 		for (i = 0; i < n; i++)
 			if (handle(&a, &ev[i]))
 				return 1;
+		/* all taken: sleep until the next event */
+		if (a.round < 2 && n < 8 && !mwpeer_arm(a.peer) &&
+		    poll(&pfd, 1, secs * 1000) == 0)
+			return fail(&a, "waiting", -ETIMEDOUT);
 	}
 	mwpeer_close(a.peer);
 	return 0;

@@ -37,9 +37,11 @@ def main():
     window, rkey, n = 0, 0, 0
     with mwinpeer.Peer(a.host, a.tenant, bytes.fromhex(a.k), a.p) as peer:
         while n < 2:
-            if not select.select([peer], [], [], a.t)[0]:
+            evs = peer.events()
+            if not evs and peer.arm() and \
+                    not select.select([peer], [], [], a.t)[0]:
                 sys.exit("tenant_rw.py: no event in %d s" % a.t)
-            for ev in peer.events():
+            for ev in evs:
                 print(mwinpeer.event_name(ev.type),
                       *(("window", ev.grant.window, "rkey", hex(ev.grant.rkey))
                         if ev.grant else ()), flush=True)

@@ -13,8 +13,9 @@
  *
  * Two ways to drive a peer:
  *
- *  - Event-driven: mwpeer_fd() in the application's poll loop;
- *    mwpeer_process() takes in what is ready and hands back events
+ *  - Event-driven: mwpeer_fd() in the application's poll loop, with
+ *    mwpeer_arm() before it sleeps; mwpeer_process() takes in what is
+ *    ready (without a system call when it can) and hands back events
  *    (connected, grant, revoke, disconnected, operation done);
  *    mwpeer_post() starts an operation on a window by id and offset, many
  *    in flight, each completing as an event with the caller's cookie, in
@@ -598,8 +599,9 @@ int mwpeer_poll(struct mwpeer *p, int timeout_ms);
 
 /**
  * mwpeer_fd() - a file descriptor that turns readable when mwpeer_poll()
- *	has something to do (for poll()/epoll in event loops); stays the same
- *	for the life of @p, across reconnects
+ *	or, after mwpeer_arm(), mwpeer_process() has something to do (for
+ *	poll()/epoll in event loops); stays the same for the life of @p,
+ *	across reconnects
  */
 int mwpeer_fd(const struct mwpeer *p);
 
@@ -741,12 +743,34 @@ struct mwpeer_event {
  * @ev: array of @max events
  * @max: room in @ev
  *
- * Never blocks: call it when mwpeer_fd() turns readable, and until it
- * returns fewer than @max. Events not handed back stay for the next call.
+ * Never blocks. It polls the completion queues in user space and makes a
+ * system call at most once a millisecond (for the CM events): a caller
+ * may spin on it for its operations. Events not handed back stay for the
+ * next call. An event loop:
+ *
+ *	for (;;) {
+ *		n = mwpeer_process(p, ev, max);
+ *		... handle n events ...
+ *		if (n < max && !mwpeer_arm(p))
+ *			poll on mwpeer_fd(p)
+ *	}
  *
  * Return: the number of events in @ev.
  */
 int mwpeer_process(struct mwpeer *p, struct mwpeer_event *ev, int max);
+
+/**
+ * mwpeer_arm() - get ready to sleep on mwpeer_fd()
+ * @p: peer
+ *
+ * Arms the completion notifications and takes in what came meanwhile
+ * (CM events too), so that mwpeer_fd() turns readable for whatever comes
+ * next. Without it, mwpeer_fd() may stay quiet while events wait.
+ *
+ * Return: 0: nothing is ready, sleep; 1: events are ready, call
+ * mwpeer_process() first.
+ */
+int mwpeer_arm(struct mwpeer *p);
 
 /**
  * mwpeer_reg_mem() - register the application's memory for operations

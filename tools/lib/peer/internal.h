@@ -127,6 +127,7 @@ struct mwpeer {
 	bool qp_error;
 	bool dreq_unanswered;	/* see answer_dreq() */
 	int64_t closed_ms;	/* when the other side closed it */
+	int64_t cm_checked_ms;	/* mwpeer_process() looked at CM events */
 	uint32_t peer_id;
 	uint32_t tenant_id;
 	struct mwpeer_handshake hs;

@@ -169,6 +169,14 @@ static void handle_cm_events(struct mwpeer *p)
 	}
 }
 
+/* Requests that never complete after a close: flush them (answer_dreq()). */
+static void answer_late_dreq(struct mwpeer *p)
+{
+	if (p->dreq_unanswered &&
+	    peer_now_ms() - p->closed_ms >= CLOSE_GRACE_MS)
+		peer_answer_dreq(p);
+}
+
 int mwpeer_poll(struct mwpeer *p, int timeout_ms)
 {
 	struct ibv_cq *cq;
@@ -191,12 +199,23 @@ int mwpeer_poll(struct mwpeer *p, int timeout_ms)
 		ibv_req_notify_cq(p->scq, 0);
 		drain_recv(p);
 		drain_send(p);
-		/* requests that never complete: flush them, see answer_dreq() */
-		if (p->dreq_unanswered &&
-		    peer_now_ms() - p->closed_ms >= CLOSE_GRACE_MS)
-			peer_answer_dreq(p);
+		answer_late_dreq(p);
 	}
 	return 0;
+}
+
+/* Something for mwpeer_process() to hand out? */
+static bool events_ready(const struct mwpeer *p)
+{
+	return p->ev_connected || p->q_len ||
+	       (p->ops_len && p->ops[p->ops_head].done) ||
+	       (p->ev_down && !p->ev_down_sent && !p->ops_len);
+}
+
+int mwpeer_arm(struct mwpeer *p)
+{
+	mwpeer_poll(p, 0);
+	return events_ready(p);
 }
 
 /* ------------------------------------------------------------- events */
@@ -206,13 +225,21 @@ int mwpeer_process(struct mwpeer *p, struct mwpeer_event *ev, int max)
 	int n = 0;
 
 	/*
-	 * The CQs first, in user space: a busy caller pays no system call.
-	 * Only when they are empty, the CM events, the completion channel
-	 * and arming the CQs again (mwpeer_poll()), so that mwpeer_fd() wakes
-	 * the caller for what comes next.
+	 * The CQs, in user space: a caller spinning for its operations pays
+	 * no system call. The CM events (a disconnect) at most every
+	 * millisecond; arming for mwpeer_fd() is mwpeer_arm()'s.
 	 */
-	if (!p->cc || !(drain_recv(p) + drain_send(p)))
-		mwpeer_poll(p, 0);
+	if (p->cc) {
+		int64_t now = peer_now_ms();
+
+		drain_recv(p);
+		drain_send(p);
+		if (now != p->cm_checked_ms) {
+			p->cm_checked_ms = now;
+			handle_cm_events(p);
+			answer_late_dreq(p);
+		}
+	}
 	/* the last connection's operations, flushed by mwpeer_reconnect() */
 	while (n < max && p->ops_old && peer_op_event(p, &ev[n])) {
 		p->ops_old--;

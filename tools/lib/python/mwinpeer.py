@@ -77,6 +77,7 @@ def _load():
         "mwpeer_buf": (p, [p]),
         "mwpeer_buf_size": (ctypes.c_size_t, [p]),
         "mwpeer_poll": (ctypes.c_int, [p, ctypes.c_int]),
+        "mwpeer_arm": (ctypes.c_int, [p]),
         "mwpeer_process": (ctypes.c_int, [p, ctypes.POINTER(_Event),
                                           ctypes.c_int]),
         "mwpeer_post": (ctypes.c_int, [p, ctypes.POINTER(_Op)]),
@@ -140,7 +141,7 @@ class Peer:
         return _lib.mwpeer_tenant_id(self._p)
 
     def fileno(self):
-        """Readable when events() has something: for select and poll."""
+        """Readable, after arm(), when events() has something: for select."""
         return _lib.mwpeer_fd(self._p)
 
     def events(self, max_events=16):
@@ -150,6 +151,10 @@ class Peer:
         return [Event(e.type, e.status, e.cookie, e.value,
                       _grant(e.msg) if e.type in (EV_GRANT, EV_REVOKE)
                       else None) for e in evs[:n]]
+
+    def arm(self):
+        """Before sleeping on fileno(): False when events are ready."""
+        return _lib.mwpeer_arm(self._p) == 0
 
     def wait(self, timeout_ms):
         _lib.mwpeer_poll(self._p, timeout_ms)
