@@ -744,9 +744,9 @@ struct mwpeer_event {
  * @max: room in @ev
  *
  * Never blocks. It polls the completion queues in user space and makes a
- * system call at most once a millisecond (for the CM events): a caller
- * may spin on it for its operations. Events not handed back stay for the
- * next call. An event loop:
+ * system call once in 64 calls (for the CM events: a disconnect): a
+ * caller may spin on it for its operations. Events not handed back stay
+ * for the next call. An event loop:
  *
  *	for (;;) {
  *		n = mwpeer_process(p, ev, max);

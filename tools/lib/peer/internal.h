@@ -38,6 +38,9 @@
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV)
 
+/* mwpeer_process() looks at the CM events once in this many calls */
+#define CM_CHECK_EVERY	64
+
 /* wr_id bit of the asynchronous operations' requests (ops.c) */
 #define ASYNC_WR	(1ULL << 63)
 
@@ -127,7 +130,7 @@ struct mwpeer {
 	bool qp_error;
 	bool dreq_unanswered;	/* see answer_dreq() */
 	int64_t closed_ms;	/* when the other side closed it */
-	int64_t cm_checked_ms;	/* mwpeer_process() looked at CM events */
+	unsigned int process_calls;	/* see CM_CHECK_EVERY */
 	uint32_t peer_id;
 	uint32_t tenant_id;
 	struct mwpeer_handshake hs;
