@@ -181,7 +181,8 @@ bench: vm-modules tools
 qualify: modules tools selftests $(BUILD)/tools/mwbench
 	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
 
-$(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/mwbench.h \
+$(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/peerlib.c \
+		tools/bench/mwbench.h \
 		$(LIB_SRCS) $(LIB_HDRS) $(PEER_A)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PEER_A) $(RDMA_LIBS) -lpthread -lm

@@ -593,7 +593,7 @@ void bench_lease(unsigned int leases, unsigned int expiry_windows)
 {
 	long long cnt0[NR_CNT];
 	uint32_t region;
-	struct conn *p;
+	struct peer *p;
 	int ret;
 
 	say("lease: revoke floor, lateness of %u leases, mass expiry of %u windows",
@@ -602,16 +602,16 @@ void bench_lease(unsigned int leases, unsigned int expiry_windows)
 	ret = region_create(2 * MiB, &region);
 	if (ret)
 		die("REGION_CREATE: %s", strerror(-ret));
-	p = peer_connect(PEER_RECV_DEPTH);
+	p = peer_connect();
 	if (!p)
 		die("no peer");
-	lease_floor(region, conn_peer_id(p));
+	lease_floor(region, p->peer_id);
 	if (leases)
-		lease_lateness(region, conn_peer_id(p), leases);
+		lease_lateness(region, p->peer_id, leases);
 	if (!peer_alive(p)) {
 		say("lease: the peer was lost (see dmesg): a new one for the mass expiry");
-		conn_close(p);
-		p = peer_connect(PEER_RECV_DEPTH);
+		peer_close(p);
+		p = peer_connect();
 		if (!p)
 			die("no peer");
 	}
@@ -622,11 +622,11 @@ void bench_lease(unsigned int leases, unsigned int expiry_windows)
 		    max_windows, expiry_windows);
 	}
 	if (expiry_windows)
-		lease_mass(region, conn_peer_id(p), expiry_windows);
+		lease_mass(region, p->peer_id, expiry_windows);
 	if (!peer_alive(p))
 		say("lease: the peer was lost during the mass expiry (see dmesg)");
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
-	conn_close(p);
+	peer_close(p);
 	cnt_section("lease", cnt0);
 }
 

@@ -383,10 +383,10 @@ int win_batch(struct mwin_batch_op *ops, uint32_t n, uint32_t *failed)
 /* ----------------------------------------------------- RDMA connections */
 
 /*
- * One RC connection made with RDMA CM: to the module (a peer, with the
- * hello and receives for its messages), or one side of a loopback pair.
- * Receive completions are taken by a thread (pump()); the send CQ belongs
- * to the thread that posts.
+ * One side of a loopback RC connection made with RDMA CM, for the
+ * baselines the module is measured against (userspace memory windows and
+ * MRs): not a peer of the module. The send CQ belongs to the thread that
+ * posts.
  */
 struct conn {
 	struct rdma_event_channel *ch;
@@ -400,12 +400,6 @@ struct conn {
 	size_t buf_size, mem_size;
 	struct ibv_mr *mr;
 	unsigned int recv_depth;
-	uint32_t peer_id;	/* the module's id for us */
-	pthread_t pump;
-	bool pumping;
-	atomic_bool pump_stop;
-	atomic_ulong msgs;
-	atomic_int recv_errors;
 	uint64_t wr_seq;
 };
 
@@ -452,35 +446,6 @@ static int post_recv(struct conn *c, unsigned int slot)
 	}, *bad;
 
 	return ibv_post_recv(c->qp, &wr, &bad);
-}
-
-static void *pump(void *arg)
-{
-	struct conn *c = arg;
-	struct pollfd pfd = { .fd = c->cc->fd, .events = POLLIN };
-	struct ibv_wc wc[32];
-	struct ibv_cq *cq;
-	void *ctx;
-	int n, i;
-
-	while (!atomic_load(&c->pump_stop)) {
-		if (poll(&pfd, 1, 5) > 0 && !ibv_get_cq_event(c->cc, &cq, &ctx))
-			ibv_ack_cq_events(cq, 1);
-		ibv_req_notify_cq(c->rcq, 0);
-		while ((n = ibv_poll_cq(c->rcq, 32, wc)) > 0) {
-			for (i = 0; i < n; i++) {
-				if (wc[i].status != IBV_WC_SUCCESS) {
-					atomic_fetch_add(&c->recv_errors, 1);
-					continue;
-				}
-				atomic_fetch_add(&c->msgs, wc[i].byte_len /
-						 sizeof(struct mwin_wire_msg));
-				if (post_recv(c, (unsigned int)wc[i].wr_id))
-					atomic_fetch_add(&c->recv_errors, 1);
-			}
-		}
-	}
-	return NULL;
 }
 
 /* PD, CQs, QP and memory of @c on @id; receives posted */
@@ -544,42 +509,10 @@ static void conn_rd_atom(struct conn *c, struct rdma_conn_param *cp)
 	}
 }
 
-/* is the module's side of @c still connected? */
-bool peer_alive(const struct conn *c)
-{
-	struct mwin_peer_info pi;
-
-	return !mwin_peer_get(mfd, c->peer_id, 0, &pi) &&
-	       pi.state == MWIN_PEER_CONNECTED;
-}
-
-/* messages the module sent this peer against those the pump took in */
-static void peer_check(struct conn *c, const char *when)
-{
-	struct mwin_peer_info pi;
-
-	if (mwin_peer_get(mfd, c->peer_id, 0, &pi))
-		say("peer %u (%s): gone", c->peer_id, when);
-	else
-		say("peer %u (%s): module sent %llu messages, %lu received, %d receive errors",
-		    c->peer_id, when, (unsigned long long)pi.msgs_sent,
-		    atomic_load(&c->msgs), atomic_load(&c->recv_errors));
-}
-
-static void conn_stop_pump(struct conn *c)
-{
-	if (!c->pumping)
-		return;
-	atomic_store(&c->pump_stop, true);
-	pthread_join(c->pump, NULL);
-	c->pumping = false;
-}
-
 void conn_close(struct conn *c)
 {
 	if (!c)
 		return;
-	conn_stop_pump(c);
 	if (c->id && c->qp)
 		rdma_disconnect(c->id);
 	if (c->qp)
@@ -647,72 +580,130 @@ static int conn_resolve(struct conn *c, const char *host, uint16_t port)
 	return 0;
 }
 
-/* connect to the module as a peer; messages are taken by a thread */
-struct conn *peer_connect(unsigned int recv_depth)
+/* ------------------------------------------------ peers of the module */
+
+/*
+ * The peer's thread, its libmwinpeer connection's only user while it
+ * runs: takes in the grants and revokes and so reposts the receives.
+ */
+static void *pump(void *arg)
 {
-	struct mwin_wire_hello hello = {
-		.magic = htole32(MWIN_WIRE_MAGIC),
-		.version = MWIN_WIRE_VERSION,
-	};
-	struct rdma_conn_param cp = {
-		.private_data = &hello,
-		.private_data_len = sizeof(hello),
+	struct peer *p = arg;
+	struct mwpeer_event ev[64];
+	int i, n;
+
+	while (!atomic_load(&p->pump_stop)) {
+		n = mwpeer_process(p->mp, ev, 64);
+		for (i = 0; i < n; i++) {
+			if (ev[i].type == MWPEER_EV_GRANT ||
+			    ev[i].type == MWPEER_EV_REVOKE)
+				atomic_fetch_add(&p->msgs, 1);
+			else if (ev[i].type == MWPEER_EV_DISCONNECTED)
+				atomic_fetch_add(&p->errors, 1);
+		}
+		if (!n)
+			mwpeer_poll(p->mp, 5);
+	}
+	return NULL;
+}
+
+/* is the module's side of @p still connected? */
+bool peer_alive(const struct peer *p)
+{
+	struct mwin_peer_info pi;
+
+	return !mwin_peer_get(mfd, p->peer_id, 0, &pi) &&
+	       pi.state == MWIN_PEER_CONNECTED;
+}
+
+/* messages the module sent this peer against those the pump took in */
+static void peer_check(struct peer *p, const char *when)
+{
+	struct mwin_peer_info pi;
+
+	if (mwin_peer_get(mfd, p->peer_id, 0, &pi))
+		say("peer %u (%s): gone", p->peer_id, when);
+	else
+		say("peer %u (%s): module sent %llu messages, %lu received, %d errors",
+		    p->peer_id, when, (unsigned long long)pi.msgs_sent,
+		    atomic_load(&p->msgs), atomic_load(&p->errors));
+}
+
+/* Stop the thread: the caller may use @p->mp itself. */
+void peer_pause(struct peer *p)
+{
+	if (!p->pumping)
+		return;
+	atomic_store(&p->pump_stop, true);
+	pthread_join(p->pump, NULL);
+	p->pumping = false;
+}
+
+void peer_close(struct peer *p)
+{
+	if (!p)
+		return;
+	peer_pause(p);
+	mwpeer_close(p->mp);
+	free(p);
+}
+
+/* A peer of the module on opt.dev, with a thread taking in its messages. */
+struct peer *peer_connect(void)
+{
+	struct mwpeer_opts o = {
+		.dev = opt.dev,
+		.timeout_ms = 10000,
+		.buf_size = 2 * MiB,
+		.recv_depth = PEER_RECV_DEPTH,
 		.retry_count = 3,
-		.rnr_retry_count = 6,	/* mwin refuses 7, "forever" */
 	};
-	struct conn *c = conn_new(2 * MiB, recv_depth);
-	struct mwin_wire_accept acc;
-	struct rdma_cm_event *ev;
+	struct peer *p = calloc(1, sizeof(*p));
 	struct mwin_peer_info pi;
 	int ret, i;
 
-	ret = conn_resolve(c, opt.host, mwpeer_default_port());
-	if (!ret)
-		ret = conn_setup_qp(c, c->id, NULL);
-	if (ret)
-		goto fail;
-	conn_rd_atom(c, &cp);
-	if (rdma_connect(c->id, &cp)) {
-		ret = -errno;
-		goto fail;
+	if (!p)
+		die("out of memory");
+	p->mp = mwpeer_create(&o);
+	if (!p->mp)
+		die("mwpeer_create: %s", strerror(errno));
+	ret = mwpeer_open(p->mp, opt.host, 0);
+	if (ret) {
+		say("cannot connect to the module at %s: %s (%s)", opt.host,
+		    strerror(-ret), mwpeer_errmsg(p->mp));
+		peer_close(p);
+		return NULL;
 	}
-	ret = cm_wait(c->ch, RDMA_CM_EVENT_ESTABLISHED, &ev, 10000);
-	if (ret)
-		goto fail;
-	memset(&acc, 0, sizeof(acc));
-	if (ev->param.conn.private_data)
-		memcpy(&acc, ev->param.conn.private_data,
-		       ev->param.conn.private_data_len < sizeof(acc) ?
-		       ev->param.conn.private_data_len : sizeof(acc));
-	rdma_ack_cm_event(ev);
-	c->peer_id = le32toh(acc.peer);
-	if (le32toh(acc.magic) != MWIN_WIRE_MAGIC || !c->peer_id) {
-		ret = -EPROTO;
-		goto fail;
-	}
+	p->peer_id = mwpeer_id(p->mp);
 	/* wait until the module, too, sees it established */
 	for (i = 0; i < 5000; i++) {
-		if (!mwin_peer_get(mfd, c->peer_id, 0, &pi) &&
+		if (!mwin_peer_get(mfd, p->peer_id, 0, &pi) &&
 		    pi.state == MWIN_PEER_CONNECTED)
 			break;
 		usleep(1000);
 	}
-	if (pthread_create(&c->pump, NULL, pump, c)) {
-		ret = -EAGAIN;
-		goto fail;
-	}
-	c->pumping = true;
-	return c;
-fail:
-	say("cannot connect to the module at %s: %s", opt.host, strerror(-ret));
-	conn_close(c);
-	return NULL;
+	if (pthread_create(&p->pump, NULL, pump, p))
+		die("pthread_create");
+	p->pumping = true;
+	return p;
 }
 
-/* the module's id for the peer @c */
-uint32_t conn_peer_id(const struct conn *c)
+/* The data path's view of the loopback client @c. */
+static struct dp_qp conn_dp(struct conn *c)
 {
-	return c->peer_id;
+	return (struct dp_qp){ c->qp, c->scq, c->mem, c->mr->lkey,
+			       &c->wr_seq };
+}
+
+/* ... and of the peer @p, paused: the same QP and buffer libmwinpeer uses */
+struct dp_qp peer_dp(struct peer *p)
+{
+	struct ibv_qp *qp = mwpeer_ibv_qp(p->mp);
+	uint8_t *buf = mwpeer_buf(p->mp);
+
+	peer_pause(p);
+	return (struct dp_qp){ qp, qp->send_cq, buf,
+			       mwpeer_lkey(p->mp, buf, 1), &p->wr_seq };
 }
 
 /*
@@ -820,13 +811,13 @@ static int wait_send(struct conn *c, uint64_t want)
  * @lat_us: if not NULL (then @depth is 1), each operation's round trip.
  * Return: elapsed ns, or 0 on failure.
  */
-static uint64_t dp_run(struct conn *c, enum ibv_wr_opcode op, uint32_t rkey,
-		       uint64_t raddr, size_t len, int depth, int count,
-		       double *lat_us)
+uint64_t dp_run(const struct dp_qp *q, enum ibv_wr_opcode op, uint32_t rkey,
+		uint64_t raddr, size_t len, int depth, int count,
+		double *lat_us)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->mem, .length = (uint32_t)len,
-		.lkey = c->mr->lkey,
+		.addr = (uintptr_t)q->buf, .length = (uint32_t)len,
+		.lkey = q->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1, .opcode = op,
@@ -839,10 +830,10 @@ static uint64_t dp_run(struct conn *c, enum ibv_wr_opcode op, uint32_t rkey,
 
 	while (done < count) {
 		while (posted < count && posted - done < depth) {
-			wr.wr_id = ++c->wr_seq;
+			wr.wr_id = ++*q->wr_seq;
 			if (lat_us)
 				t_op = now_ns();
-			if (ibv_post_send(c->qp, &wr, &bad)) {
+			if (ibv_post_send(q->qp, &wr, &bad)) {
 				say("post %s failed: %s",
 				    op == IBV_WR_RDMA_READ ? "READ" : "WRITE",
 				    strerror(errno));
@@ -850,7 +841,7 @@ static uint64_t dp_run(struct conn *c, enum ibv_wr_opcode op, uint32_t rkey,
 			}
 			posted++;
 		}
-		n = ibv_poll_cq(c->scq, 16, wc);
+		n = ibv_poll_cq(q->cq, 16, wc);
 		if (n < 0)
 			return 0;
 		for (i = 0; i < n; i++) {
@@ -960,8 +951,6 @@ void cnt_section(const char *section, const long long *before)
 
 /* A trial: @ops operations; returns the ns timed, or a negative errno. */
 typedef int64_t (*trial_fn)(void *ctx, int ops);
-
-#define MAX_TRIALS 64
 
 struct ctl_ctx {
 	uint32_t region, peer, peer2;
@@ -1553,7 +1542,7 @@ static int ctl_windows(struct ctl_ctx *ctx, int n)
 }
 
 struct ctl_env {
-	struct conn *p, *p2;
+	struct peer *p, *p2;
 	struct ctl_ctx *ctx;
 	int n;
 };
@@ -1565,10 +1554,10 @@ static int ctl_recover(void *arg)
 
 	if (peer_alive(e->p) && peer_alive(e->p2))
 		return -1;
-	conn_close(e->p);
-	conn_close(e->p2);
-	e->p = peer_connect(PEER_RECV_DEPTH);
-	e->p2 = peer_connect(PEER_RECV_DEPTH);
+	peer_close(e->p);
+	peer_close(e->p2);
+	e->p = peer_connect();
+	e->p2 = peer_connect();
 	if (!e->p || !e->p2)
 		die("no peer");
 	for (i = 0; i < e->n; i++) {
@@ -1607,7 +1596,7 @@ static void bench_ctl(void)
 	struct ctl_env env = { .ctx = ctx, .n = NR_SIZES };
 	long long cnt0[NR_CNT];
 	struct ibv_mr *parent;
-	struct conn *p, *p2;
+	struct peer *p, *p2;
 	struct loop lp;
 	uint32_t region;
 	uint8_t *ubuf;
@@ -1618,8 +1607,8 @@ static void bench_ctl(void)
 	say("control path: one region of 1 GiB, windows of 4 KiB .. 1 GiB, %d rounds of %d ops (ibv_reg_mr: 8, or 1 from 16 MiB)",
 	    opt.trials, opt.ops);
 	cnt_read(cnt0);
-	p = peer_connect(PEER_RECV_DEPTH);
-	p2 = peer_connect(PEER_RECV_DEPTH);
+	p = peer_connect();
+	p2 = peer_connect();
 	if (!p || !p2)
 		die("no peer");
 	if (loop_open(&lp, 64 * KiB, 64 * KiB))
@@ -1732,8 +1721,8 @@ static void bench_ctl(void)
 	munmap(ubuf, 1 * GiB);
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
 	loop_close(&lp);
-	conn_close(p);
-	conn_close(p2);
+	peer_close(p);
+	peer_close(p2);
 	cnt_section("ctl", cnt0);
 }
 
@@ -1903,7 +1892,7 @@ static void bench_batch(void)
 	unsigned int k, mo, i;
 	int recoveries = 0;
 	uint32_t failed;
-	struct conn *p;
+	struct peer *p;
 	struct stats s;
 	char name[48];
 	int64_t ns;
@@ -1914,7 +1903,7 @@ static void bench_batch(void)
 	say("batch: %d windows of 4 KiB on one region, single calls and 1..256 per call, %d rounds",
 	    BATCH_WINDOWS, trials);
 	cnt_read(cnt0);
-	p = peer_connect(PEER_RECV_DEPTH);
+	p = peer_connect();
 	if (!p)
 		die("no peer");
 	c->peer = p->peer_id;
@@ -1956,8 +1945,8 @@ redo:
 						mwin_window_destroy(mfd, c->ids[i]);
 						mwin_window_destroy(mfd, c->tmp[i]);
 					}
-					conn_close(p);
-					p = peer_connect(PEER_RECV_DEPTH);
+					peer_close(p);
+					p = peer_connect();
 					if (!p)
 						die("no peer");
 					c->peer = p->peer_id;
@@ -2026,9 +2015,9 @@ redo:
 		    BATCH_WINDOWS);
 	batch_pass(c, c->ids, MWIN_BATCH_DESTROY, 0);
 	mwin_region_destroy(mfd, c->region, MWIN_REGION_DESTROY_FORCE);
-	if (atomic_load(&p->recv_errors))
-		say("peer: %d receive errors", atomic_load(&p->recv_errors));
-	conn_close(p);
+	if (atomic_load(&p->errors))
+		say("peer: %d errors", atomic_load(&p->errors));
+	peer_close(p);
 	free(c);
 	cnt_section("batch", cnt0);
 }
@@ -2067,7 +2056,7 @@ static bool check_window_with_mwpeer(uint32_t region, const uint8_t *map)
 
 struct dp_target {
 	const char *name;
-	struct conn *c;
+	struct dp_qp q;
 	uint32_t rkey;
 	uint64_t raddr;
 };
@@ -2106,12 +2095,12 @@ static void dp_measure(struct dp_target *tg, int ntg)
 			if (count > 1024)
 				count = 1024;
 			for (g = 0; g < ntg; g++)
-				dp_run(tg[g].c, ops[o].op, tg[g].rkey,
+				dp_run(&tg[g].q, ops[o].op, tg[g].rkey,
 				       tg[g].raddr, len, 4, 16, NULL);
 			for (r = 0; r < ROUNDS; r++)
 				for (g = 0; g < ntg; g++)
 					if (!bad[g] &&
-					    !dp_run(tg[g].c, ops[o].op,
+					    !dp_run(&tg[g].q, ops[o].op,
 						    tg[g].rkey, tg[g].raddr, len,
 						    1, per, lat[g] + r * per))
 						bad[g] = true;
@@ -2133,7 +2122,7 @@ static void dp_measure(struct dp_target *tg, int ntg)
 					g = t & 1 ? ntg - 1 - r : r;
 					if (bad[g])
 						continue;
-					ns = dp_run(tg[g].c, ops[o].op,
+					ns = dp_run(&tg[g].q, ops[o].op,
 						    tg[g].rkey, tg[g].raddr, len,
 						    16, count, NULL);
 					if (!ns)
@@ -2183,7 +2172,7 @@ static void bench_data(void)
 	struct dp_target tg[2];
 	long long cnt0[NR_CNT];
 	struct ibv_mr *mr;
-	struct conn *p;
+	struct peer *p;
 	struct loop lp;
 	uint32_t region;
 	uint8_t *map;
@@ -2207,7 +2196,7 @@ static void bench_data(void)
 		munmap(map, maplen);
 	}
 
-	p = peer_connect(PEER_RECV_DEPTH);
+	p = peer_connect();
 	if (!p)
 		die("no peer");
 	ret = win_create(region, p->peer_id, 0, 2 * MiB, RW, &b);
@@ -2219,15 +2208,15 @@ static void bench_data(void)
 	mr = ibv_reg_mr(lp.srv->pd, lp.srv->mem, 2 * MiB, mr_access(true));
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
-	tg[0] = (struct dp_target){ "window", p, b.rkey, b.iova };
-	tg[1] = (struct dp_target){ "plain MR", lp.cli, mr->rkey,
+	tg[0] = (struct dp_target){ "window", peer_dp(p), b.rkey, b.iova };
+	tg[1] = (struct dp_target){ "plain MR", conn_dp(lp.cli), mr->rkey,
 				    (uintptr_t)lp.srv->mem };
 	dp_measure(tg, 2);
 	ibv_dereg_mr(mr);
 	loop_close(&lp);
 	mwin_window_destroy(mfd, b.id);
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
-	conn_close(p);
+	peer_close(p);
 	cnt_section("data", cnt0);
 }
 
@@ -2300,7 +2289,7 @@ static void slab_growth(struct slabent *a, int na, struct slabent *b, int nb,
  * random rebinds, destroy rate. Return: 0, or -ENOTCONN when the peer was
  * lost (then *@pp is closed and NULL).
  */
-static int scale_one(unsigned int n, uint32_t region, struct conn **pp,
+static int scale_one(unsigned int n, uint32_t region, struct peer **pp,
 		     uint32_t *ids, bool last_try)
 {
 	int trials = opt.trials < 9 ? opt.trials : 9, ops = 64, ret = 0, t, k;
@@ -2308,7 +2297,7 @@ static int scale_one(unsigned int n, uint32_t region, struct conn **pp,
 	int ns0 = 0, ns1;
 	long slab0, avail0, slab1, avail1;
 	struct mwin_window_bind b;
-	struct conn *p = *pp;
+	struct peer *p = *pp;
 	double v[MAX_TRIALS];
 	unsigned int i, made;
 	struct stats s = { .n = 1 };
@@ -2384,7 +2373,7 @@ fail:
 		mwin_window_destroy(mfd, ids[i]);
 	if (ret == -ENOTCONN) {
 		peer_losses++;
-		conn_close(p);
+		peer_close(p);
 		*pp = NULL;
 	}
 	if (last_try || ret != -ENOTCONN) {
@@ -2402,7 +2391,7 @@ static void bench_scale(void)
 {
 	long long cnt0[NR_CNT];
 	unsigned int si, i, n;
-	struct conn *p;
+	struct peer *p;
 	struct mwin_window_bind b;
 	double v[MAX_TRIALS];
 	uint32_t region, *ids;
@@ -2431,7 +2420,7 @@ static void bench_scale(void)
 		}
 		for (try = 0; try < 2; try++) {
 			if (!p)
-				p = peer_connect(PEER_RECV_DEPTH);
+				p = peer_connect();
 			if (!p)
 				die("no peer");
 			ret = scale_one(n, region, &p, ids, try == 1);
@@ -2441,14 +2430,14 @@ static void bench_scale(void)
 			    n);
 		}
 	}
-	conn_close(p);
+	peer_close(p);
 
 	/* revoke-all: PEER_DISCONNECT of a peer with many windows */
 	n = opt.revoke_windows;
 	if (n + 300 > max_windows)
 		n = max_windows - 300;
 	for (t = 0; t < opt.revoke_trials; t++) {
-		p = peer_connect(PEER_RECV_DEPTH);
+		p = peer_connect();
 		if (!p)
 			die("no peer");
 		for (i = 0; i < n; i++) {
@@ -2471,7 +2460,7 @@ static void bench_scale(void)
 		}
 		while (i--)
 			mwin_window_destroy(mfd, ids[i]);
-		conn_close(p);
+		peer_close(p);
 	}
 	if (nt) {
 		s = stats_of(v, nt);
@@ -2675,7 +2664,7 @@ static void bench_trace(void)
 	struct mwin_window_bind b;
 	char pid[16], out[512];
 	uint32_t region, ids[64], failed;
-	struct conn *p;
+	struct peer *p;
 	uint64_t t0;
 	int i, k, ret;
 
@@ -2685,7 +2674,7 @@ static void bench_trace(void)
 	}
 	say("trace: function_graph over %d ioctl rebinds, %d floor rebinds and 4 batches of 64 rebinds",
 	    n, n);
-	p = peer_connect(PEER_RECV_DEPTH);
+	p = peer_connect();
 	if (!p)
 		die("no peer");
 	ret = region_create(2 * MiB, &region);
@@ -2788,7 +2777,7 @@ out:
 	for (i = 0; i < 64; i++)
 		mwin_window_destroy(mfd, ids[i]);
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
-	conn_close(p);
+	peer_close(p);
 }
 
 static int tnode_cmp(const void *a, const void *b)
@@ -2941,7 +2930,8 @@ static void target_line(FILE *out, const struct target *t)
 		snprintf(verdict, sizeof(verdict), "missed by %.2fx",
 			 t->limit / t->value);
 	if (t->unit)
-		snprintf(value, sizeof(value), "%.0f %s", t->value, t->unit);
+		snprintf(value, sizeof(value), "%.*f %s",
+			 fabs(t->value) < 10 ? 2 : 0, t->value, t->unit);
 	else
 		snprintf(value, sizeof(value), "%.2fx", t->value);
 	fprintf(out, "  %-52s %-10s %8s %-18s %s\n", t->what, t->bound, value,
@@ -2971,7 +2961,7 @@ static double worst_ratio(const char *name, bool largest, char *where,
 static void report(FILE *out)
 {
 	char a[48], b[48], c[48], d[48], e[48], f[48], sb[24], lb[24];
-	struct target tg[11];
+	struct target tg[13];
 	struct utsname un;
 	size_t i, j;
 	double w;
@@ -3180,6 +3170,7 @@ static void report(FILE *out)
 				y->s.med, y->s.p10, y->s.p90);
 	}
 	lease_report(out);
+	peerlib_report(out);
 	trace_report(out);
 	if (nr_cnt_log) {
 		fprintf(out, "\nrxe0 counters during each section (retries: requests not acknowledged in time)\n");
@@ -3265,6 +3256,15 @@ static void report(FILE *out)
 				  med("ratio", "single invalidate/expiry",
 				      4 * KiB, 0),
 				  3, false, "", NULL };
+	/* libmwinpeer (peerlib.c) against raw verbs on its own connection */
+	tg[11] = (struct target){ "library / raw verbs throughput, worst",
+				  ">= 0.95x", NAN, 0.95, false, "", NULL };
+	tg[11].value = peerlib_worst(false, tg[11].where,
+				     sizeof(tg[11].where));
+	tg[12] = (struct target){ "library - raw verbs latency, worst",
+				  "<= 1 us", NAN, 1, true, "", "us" };
+	tg[12].value = peerlib_worst(true, tg[12].where,
+				     sizeof(tg[12].where));
 	fprintf(out, "\nTargets (medians of the ratios within rounds; leases: one run, see above)\n");
 	for (i = 0; i < sizeof(tg) / sizeof(tg[0]); i++)
 		target_line(out, &tg[i]);
@@ -3278,7 +3278,7 @@ static void usage(void)
 		"usage: mwbench [--out DIR] [--host ADDR] [--dev NAME] [--trials N] [--ops N]\n"
 		"               [--scale-max N] [--revoke-windows N] [--revoke-trials N]\n"
 		"               [--leases N] [--expiry-windows N]\n"
-		"               [--only ctl,batch,data,scale,trace,lease] [--quick]\n");
+		"               [--only ctl,batch,data,scale,trace,lease,peerlib] [--quick]\n");
 	exit(2);
 }
 
@@ -3356,6 +3356,8 @@ int main(int argc, char **argv)
 		bench_trace();
 	if (want("lease"))
 		bench_lease(opt.leases, opt.expiry_windows);
+	if (want("peerlib"))
+		bench_peerlib(opt.trials < 15 ? opt.trials : 15);
 	if (want("scale"))
 		bench_scale();
 

@@ -7,9 +7,13 @@
 #ifndef _MWBENCH_H
 #define _MWBENCH_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <mwin/peer.h>
 
 #include "libmwin.h"
 
@@ -26,7 +30,7 @@
  * tears the peer down. Plenty of receives keep RNR away even when the
  * thread that reposts them is slow to be scheduled.
  */
-#define PEER_RECV_DEPTH 8192
+#define PEER_RECV_DEPTH 8192	/* MWPEER_MAX_RECV_DEPTH */
 
 extern int mfd;			/* /dev/mwin */
 extern unsigned int max_windows;
@@ -79,13 +83,47 @@ int region_create(uint64_t len, uint32_t *id);
 /* MWIN_WINDOW_BATCH: the call's result; per-entry failures in *failed */
 int win_batch(struct mwin_batch_op *ops, uint32_t n, uint32_t *failed);
 
-/* one of mwbench's own RDMA CM connections to the module: a peer */
-struct conn;
+/*
+ * A peer of the module: a libmwinpeer connection whose messages a thread
+ * takes in (keeping the receives posted) while the benchmark's thread
+ * calls the module. That thread is the connection's only user until
+ * peer_pause().
+ */
+struct peer {
+	struct mwpeer *mp;
+	uint32_t peer_id;
+	pthread_t pump;
+	bool pumping;
+	atomic_bool pump_stop;
+	atomic_ulong msgs;	/* grants and revokes taken in */
+	atomic_int errors;	/* disconnects */
+	uint64_t wr_seq;	/* of dp_run() on its QP */
+};
 
-struct conn *peer_connect(unsigned int recv_depth);
-void conn_close(struct conn *c);
-bool peer_alive(const struct conn *c);
-uint32_t conn_peer_id(const struct conn *c);
+struct peer *peer_connect(void);
+void peer_pause(struct peer *p);
+void peer_close(struct peer *p);
+bool peer_alive(const struct peer *p);
+
+/* What the data path posts on and polls: a QP, its send CQ, a buffer. */
+struct dp_qp {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	uint8_t *buf;
+	uint32_t lkey;
+	uint64_t *wr_seq;
+};
+
+/* the paused peer @p's QP and buffer, those libmwinpeer posts on */
+struct dp_qp peer_dp(struct peer *p);
+/*
+ * @count RDMA READs or WRITEs of @len bytes on @q, @depth in flight, each
+ * signaled, with ibv_post_send() and ibv_poll_cq(). @lat_us: if not NULL
+ * (then @depth is 1), each one's round trip. Return: ns, 0 on failure.
+ */
+uint64_t dp_run(const struct dp_qp *q, enum ibv_wr_opcode op, uint32_t rkey,
+		uint64_t raddr, size_t len, int depth, int count,
+		double *lat_us);
 
 /*
  * mwin_bench.ko's debugfs file @path ("rebind", "invalidate"): @ops
@@ -101,6 +139,8 @@ int64_t floor_run_at(const char *path, uint32_t win, int ops);
 void cnt_read(long long *v);
 void cnt_section(const char *section, const long long *before);
 
+#define MAX_TRIALS 64
+
 /* ------------------------------------------------------------ lease.c */
 
 #define LEASE_SLACK_US	50	/* kmod/lease.c's timer slack (LEASE_SLACK_NS) */
@@ -108,5 +148,12 @@ void cnt_section(const char *section, const long long *before);
 
 void bench_lease(unsigned int leases, unsigned int expiry_windows);
 void lease_report(FILE *out);
+
+/* ---------------------------------------------------------- peerlib.c */
+
+void bench_peerlib(int trials);
+void peerlib_report(FILE *out);
+/* the worst library/raw throughput ratio, or lib - raw latency (us) */
+double peerlib_worst(bool latency, char *where, size_t len);
 
 #endif /* _MWBENCH_H */
