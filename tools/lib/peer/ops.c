@@ -566,7 +566,9 @@ int mwpeer_do(struct mwpeer *p, const struct mwpeer_op *op, uint64_t *old)
 	if (r)
 		return r;
 	r = post_wait(p, &wr, op_kinds[op->type].what);
-	if (op->type == MWPEER_OP_HAND_BACK)
+	/* posted: the window is given back, whether or not it completed */
+	if (op->type == MWPEER_OP_HAND_BACK &&
+	    (r >= 0 || r == -ETIMEDOUT || r == -ENOTCONN))
 		peer_grant_forget(p, op->window);
 	if (r == IBV_WC_SUCCESS && old && is_atomic(op->type))
 		*old = *res;
