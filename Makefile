@@ -44,34 +44,44 @@ modules:
 
 # ---- tools ---------------------------------------------------------------
 
-# libmwinpeer (tools/lib/peer, <mwin/peer.h>): a shared library with a
-# soname and versioned symbols for applications, and the same objects in a
-# static archive for the tools and tests of this tree.
+# The tools' libraries, each built once: libmwin.a (the ioctl wrappers and
+# mwctl's printing) and libmwinpeer (tools/lib/peer, <mwin/peer.h>), a
+# shared library with a soname and versioned symbols for applications (the
+# ioctl wrappers' names tables linked in) and a static archive for the
+# tools, tests and benchmark of this tree, which link LIBS_A.
 PEER_SOVER := 1
 PEER_VERSION := 1.0.0
-PEER_SRCS := $(wildcard tools/lib/peer/*.c) tools/lib/libmwin.c
-PEER_HDRS := uapi/linux/mwin.h tools/lib/mwin/peer.h \
-	     tools/lib/peer/internal.h tools/lib/libmwin.h
-PEER_OBJS := $(patsubst tools/lib/%.c,$(BUILD)/lib/obj/%.o,$(PEER_SRCS))
-PEER_SO := $(BUILD)/lib/libmwinpeer.so.$(PEER_VERSION)
+LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/print.c
+PEER_SRCS := $(wildcard tools/lib/peer/*.c)
+LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/print.h \
+	    tools/lib/mwin/peer.h tools/lib/peer/internal.h
+lib_objs = $(patsubst tools/lib/%.c,$(BUILD)/lib/obj/%.o,$(1))
+LIBMWIN_A := $(BUILD)/lib/libmwin.a
 PEER_A := $(BUILD)/lib/libmwinpeer.a
+PEER_SO := $(BUILD)/lib/libmwinpeer.so.$(PEER_VERSION)
+LIBS_A := $(PEER_A) $(LIBMWIN_A)
 
-$(BUILD)/lib/obj/%.o: tools/lib/%.c $(PEER_HDRS)
+$(BUILD)/lib/obj/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(PEER_SO): $(PEER_OBJS) tools/lib/peer/libmwinpeer.map
+$(PEER_SO): $(call lib_objs,$(PEER_SRCS) tools/lib/libmwin.c) \
+		tools/lib/peer/libmwinpeer.map
 	$(CC) -shared -Wl,-soname,libmwinpeer.so.$(PEER_SOVER) \
 		-Wl,--version-script=tools/lib/peer/libmwinpeer.map -Wl,-z,defs \
-		-o $@ $(PEER_OBJS) $(RDMA_LIBS)
+		-o $@ $(filter %.o,$^) $(RDMA_LIBS)
 	ln -sf $(@F) $(@D)/libmwinpeer.so.$(PEER_SOVER)
 	ln -sf libmwinpeer.so.$(PEER_SOVER) $(@D)/libmwinpeer.so
 
-$(PEER_A): $(PEER_OBJS)
+$(PEER_A): $(call lib_objs,$(PEER_SRCS))
 	rm -f $@
 	$(AR) rcs $@ $^
 
-peerlib: $(PEER_SO) $(PEER_A)
+$(LIBMWIN_A): $(call lib_objs,$(LIBMWIN_SRCS))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+peerlib: $(PEER_SO) $(LIBS_A)
 
 # The examples link the shared library, as an application would.
 EXAMPLES := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
@@ -83,20 +93,13 @@ $(BUILD)/examples/%: tools/examples/%.c tools/lib/mwin/peer.h $(PEER_SO)
 
 examples: $(EXAMPLES)
 
-# What the tools and tests of this tree link: the static archive.
-LIB_SRCS := tools/lib/libmwin.c
-LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/mwin/peer.h
-
-$(BUILD)/tools/mwpeer: $(wildcard tools/mwpeer/*.c tools/mwpeer/*.h) \
-		$(LIB_SRCS) $(LIB_HDRS) $(PEER_A)
+$(BUILD)/tools/mwpeer: $(wildcard tools/mwpeer/*.c tools/mwpeer/*.h) $(LIBS_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PEER_A) $(RDMA_LIBS)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_A) $(RDMA_LIBS)
 
-$(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) \
-		tools/lib/libmwin.c tools/lib/print.c \
-		uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/print.h
+$(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) $(LIBMWIN_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBMWIN_A)
 
 tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl peerlib examples
 
@@ -121,10 +124,16 @@ $(KSRC)/.stamp: | deps
 
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
-$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_SRCS) $(LIB_HDRS) \
-		$(PEER_A) $(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
+# mwin_conformance's reference side is in a file of its own, shared with
+# the crash-case program (selftests/conformance.sh)
+MWCORE := selftests/conformance/mwcore.c
+$(BUILD)/selftests/mwin_conformance: EXTRA_SRCS := $(MWCORE)
+$(BUILD)/selftests/mwin_conformance: $(MWCORE)
+
+$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
+		$(LIBS_A) $(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_SRCS) $(PEER_A) $(RDMA_LIBS) -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -lpthread
 
 selftests: $(SELFTESTS)
 
@@ -182,10 +191,9 @@ qualify: modules tools selftests $(BUILD)/tools/mwbench
 	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
 
 $(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/peerlib.c \
-		tools/bench/mwbench.h \
-		$(LIB_SRCS) $(LIB_HDRS) $(PEER_A)
+		tools/bench/mwbench.h $(LIB_HDRS) $(LIBS_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PEER_A) $(RDMA_LIBS) -lpthread -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_A) $(RDMA_LIBS) -lpthread -lm
 
 # ---- style gates ---------------------------------------------------------
 

@@ -44,7 +44,8 @@ fi
 # ---- 1. the crash-case program
 crash=build/conformance/crash_mw
 if ! ${CC:-cc} -O2 -g -Wall -Werror -Iuapi -Itools/lib -o "$crash" \
-	selftests/conformance/crash_mw.c tools/lib/libmwin.c build/lib/libmwinpeer.a \
+	selftests/conformance/crash_mw.c selftests/conformance/mwcore.c \
+	build/lib/libmwinpeer.a build/lib/libmwin.a \
 	-lrdmacm -libverbs -lcrypto -lpthread; then
 	echo "conformance: cannot build $crash" >&2
 	exit 1

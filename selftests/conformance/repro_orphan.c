@@ -11,7 +11,7 @@
  *
  * Build: cc -O2 -Iuapi -Itools/lib -Ibuild/ksrc/tools/testing/selftests \
  *	-o build/conformance/repro_orphan selftests/conformance/repro_orphan.c \
- *	tools/lib/libmwin.c build/lib/libmwinpeer.a -lrdmacm -libverbs -lcrypto -lpthread
+ *	build/lib/libmwinpeer.a build/lib/libmwin.a -lrdmacm -libverbs -lcrypto -lpthread
  * Run:   tools/testing/vm/vm-run -- bash -c 'insmod build/vm/mwin.ko &&
  *	build/conformance/repro_orphan'
  * The same race is the test races.force_destroy_vs_create (mwin_races).

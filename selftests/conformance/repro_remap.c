@@ -15,7 +15,7 @@
  *
  * Build: cc -O2 -Iuapi -Itools/lib -Ibuild/ksrc/tools/testing/selftests \
  *	-o build/conformance/repro_remap selftests/conformance/repro_remap.c \
- *	tools/lib/libmwin.c build/lib/libmwinpeer.a -lrdmacm -libverbs -lcrypto -lpthread
+ *	build/lib/libmwinpeer.a build/lib/libmwin.a -lrdmacm -libverbs -lcrypto -lpthread
  * Run:   tools/testing/vm/vm-run -- bash -c 'insmod build/vm/mwin.ko &&
  *	build/conformance/repro_remap 150'
  */
