@@ -133,7 +133,7 @@ $(BUILD)/selftests/mwin_conformance: $(MWCORE)
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
 		$(LIBS_A) $(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -ljson-c -lpthread
 
 selftests: $(SELFTESTS)
 

@@ -18,6 +18,8 @@
 #include <sys/mount.h>
 #include <sys/wait.h>
 
+#include <json-c/json.h>
+
 #include "mwin_test.h"
 
 /* ------------------------------------------------------------ running */
@@ -240,253 +242,111 @@ run_prog(struct run *r, enum prog p, const void *in, size_t in_len,
 
 /* --------------------------------------------------------------- JSON */
 
-enum jtype { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ };
+/*
+ * mwctl's JSON, read with json-c (libjson-c-dev): strict, one whole
+ * document. These name what the tests ask of a value.
+ */
+typedef struct json_object jv;
 
-struct jv {
-	enum jtype t;
-	bool b;
-	uint64_t u;		/* JNUM: the value, when a plain integer */
-	bool integer;
-	char *s;		/* JSTR */
-	size_t n;		/* JARR, JOBJ: members */
-	char **keys;		/* JOBJ */
-	struct jv **v;
-};
-
-static inline void jfree(struct jv *j)
+static inline void jfree(jv *j)
 {
-	size_t i;
-
-	if (!j)
-		return;
-	for (i = 0; i < j->n; i++) {
-		if (j->keys)
-			free(j->keys[i]);
-		jfree(j->v[i]);
-	}
-	free(j->keys);
-	free(j->v);
-	free(j->s);
-	free(j);
+	json_object_put(j);
 }
 
-static inline void jws(const char **p)
+/* one whole document, nothing but white space after it; NULL if not JSON */
+static inline jv *jparse(const char *s)
 {
-	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
-		(*p)++;
-}
+	struct json_tokener *tok = json_tokener_new();
+	size_t len = strlen(s);
+	jv *j;
 
-static inline char *jstring(const char **p)
-{
-	char *out = NULL;
-	size_t len = 0;
-
-	if (**p != '"')
+	if (!tok)
 		return NULL;
-	(*p)++;
-	buf_add(&out, &len, "", 0);
-	while (**p && **p != '"') {
-		char c = **p;
-
-		if ((unsigned char)c < 0x20)
-			goto bad;
-		if (c == '\\') {
-			(*p)++;
-			switch (**p) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '"': c = '"'; break;
-			case '\\': c = '\\'; break;
-			case '/': c = '/'; break;
-			case 'u': {
-				unsigned int u;
-
-				if (sscanf(*p + 1, "%4x", &u) != 1 || u > 0x7f)
-					goto bad;
-				c = (char)u;
-				*p += 4;
-				break;
-			}
-			default:
-				goto bad;
-			}
-		}
-		buf_add(&out, &len, &c, 1);
-		(*p)++;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	j = json_tokener_parse_ex(tok, s, (int)len);
+	if (j && (json_tokener_get_error(tok) != json_tokener_success ||
+		  strspn(s + json_tokener_get_parse_end(tok), " \t\r\n") !=
+		  len - json_tokener_get_parse_end(tok))) {
+		json_object_put(j);
+		j = NULL;
 	}
-	if (**p != '"')
-		goto bad;
-	(*p)++;
-	return out;
-bad:
-	free(out);
-	return NULL;
-}
-
-static inline struct jv *jvalue(const char **p, int depth)
-{
-	struct jv *j = calloc(1, sizeof(*j));
-
-	if (!j || depth > 32)
-		goto bad;
-	jws(p);
-	if (**p == '{' || **p == '[') {
-		bool obj = **p == '{';
-		char close = obj ? '}' : ']';
-
-		j->t = obj ? JOBJ : JARR;
-		(*p)++;
-		jws(p);
-		if (**p == close) {
-			(*p)++;
-			return j;
-		}
-		for (;;) {
-			char *key = NULL;
-			struct jv *v;
-
-			jws(p);
-			if (obj) {
-				key = jstring(p);
-				if (!key)
-					goto bad;
-				jws(p);
-				if (**p != ':') {
-					free(key);
-					goto bad;
-				}
-				(*p)++;
-			}
-			v = jvalue(p, depth + 1);
-			if (!v) {
-				free(key);
-				goto bad;
-			}
-			j->v = realloc(j->v, (j->n + 1) * sizeof(*j->v));
-			if (obj)
-				j->keys = realloc(j->keys, (j->n + 1) * sizeof(*j->keys));
-			j->v[j->n] = v;
-			if (obj)
-				j->keys[j->n] = key;
-			j->n++;
-			jws(p);
-			if (**p == ',') {
-				(*p)++;
-				continue;
-			}
-			if (**p != close)
-				goto bad;
-			(*p)++;
-			return j;
-		}
-	}
-	if (**p == '"') {
-		j->t = JSTR;
-		j->s = jstring(p);
-		if (!j->s)
-			goto bad;
-		return j;
-	}
-	if (!strncmp(*p, "true", 4) || !strncmp(*p, "false", 5)) {
-		j->t = JBOOL;
-		j->b = **p == 't';
-		*p += j->b ? 4 : 5;
-		return j;
-	}
-	if (!strncmp(*p, "null", 4)) {
-		*p += 4;
-		return j;
-	}
-	if (**p == '-' || isdigit((unsigned char)**p)) {
-		const char *start = *p;
-
-		j->t = JNUM;
-		j->integer = isdigit((unsigned char)**p);
-		if (**p == '-')
-			(*p)++;
-		if (!isdigit((unsigned char)**p))
-			goto bad;
-		if (**p == '0' && isdigit((unsigned char)(*p)[1]))
-			goto bad;	/* no leading zeros in JSON */
-		while (isdigit((unsigned char)**p))
-			(*p)++;
-		if (**p == '.' || **p == 'e' || **p == 'E') {
-			j->integer = false;
-			while (**p && strchr("0123456789.eE+-", **p))
-				(*p)++;
-		}
-		if (j->integer)
-			j->u = strtoull(start, NULL, 10);
-		return j;
-	}
-bad:
-	jfree(j);
-	return NULL;
-}
-
-/* one whole document, nothing but white space after it */
-static inline struct jv *jparse(const char *s)
-{
-	const char *p = s;
-	struct jv *j = jvalue(&p, 0);
-
-	if (!j)
-		return NULL;
-	jws(&p);
-	if (*p) {
-		jfree(j);
-		return NULL;
-	}
+	json_tokener_free(tok);
 	return j;
 }
 
-static inline struct jv *jget(const struct jv *o, const char *key)
+/* the member @key of object @o, or NULL */
+static inline jv *jget(const jv *o, const char *key)
 {
-	size_t i;
+	jv *v;
 
-	if (!o || o->t != JOBJ)
-		return NULL;
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return o->v[i];
-	return NULL;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* is @v an array, an object? */
+static inline bool jis_arr(const jv *v)
+{
+	return json_object_is_type(v, json_type_array);
+}
+
+static inline bool jis_obj(const jv *v)
+{
+	return json_object_is_type(v, json_type_object);
+}
+
+/* elements of an array, members of an object, 0 for anything else */
+static inline size_t jlen(const jv *v)
+{
+	return jis_arr(v) ? json_object_array_length(v) :
+	       jis_obj(v) ? (size_t)json_object_object_length(v) : 0;
+}
+
+/* element @i of array @a */
+static inline jv *jat(const jv *a, size_t i)
+{
+	return jis_arr(a) ? json_object_array_get_idx(a, i) : NULL;
 }
 
 #define JMISSING UINT64_MAX
 
-/* the integer at @key, JMISSING when there is none */
-static inline uint64_t jnum(const struct jv *o, const char *key)
+/* the integer (not negative) at @key, JMISSING when there is none */
+static inline uint64_t jnum(const jv *o, const char *key)
 {
-	const struct jv *v = jget(o, key);
+	const jv *v = jget(o, key);
 
-	return v && v->t == JNUM && v->integer ? v->u : JMISSING;
+	if (!json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return JMISSING;
+	return json_object_get_uint64(v);
 }
 
-static inline const char *jstr(const struct jv *o, const char *key)
+/* the string @v, or at @key of @o, "(none)" when it is not one */
+static inline const char *jsval(const jv *v)
 {
-	const struct jv *v = jget(o, key);
-
-	return v && v->t == JSTR ? v->s : "(none)";
+	return json_object_is_type(v, json_type_string) ?
+	       json_object_get_string((jv *)v) : "(none)";
 }
 
-static inline int jbool(const struct jv *o, const char *key)
+static inline const char *jstr(const jv *o, const char *key)
 {
-	const struct jv *v = jget(o, key);
+	return jsval(jget(o, key));
+}
 
-	return v && v->t == JBOOL ? v->b : -1;
+static inline int jbool(const jv *o, const char *key)
+{
+	const jv *v = jget(o, key);
+
+	return json_object_is_type(v, json_type_boolean) ?
+	       json_object_get_boolean(v) : -1;
 }
 
 /* the element of array @a whose @key is @val */
-static inline struct jv *jfind(const struct jv *a, const char *key,
-			       uint64_t val)
+static inline jv *jfind(const jv *a, const char *key, uint64_t val)
 {
 	size_t i;
 
-	if (!a || a->t != JARR)
-		return NULL;
-	for (i = 0; i < a->n; i++)
-		if (jnum(a->v[i], key) == val)
-			return a->v[i];
+	for (i = 0; i < jlen(a) && jis_arr(a); i++)
+		if (jnum(jat(a, i), key) == val)
+			return jat(a, i);
 	return NULL;
 }
 

@@ -298,7 +298,7 @@ FIXTURE_TEARDOWN(mw)
 static uint32_t mk_window(struct __test_metadata *_metadata, struct run *r,
 			  const char *args, struct mwin_window_bind *b)
 {
-	struct jv *j;
+	jv *j;
 	uint32_t id;
 
 	EXPECT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "-j window create %s", args));
@@ -326,7 +326,7 @@ TEST_F(mw, dev_show)
 {
 	struct mwin_dev_info devs[8], *d = NULL;
 	struct mwin_info info;
-	struct jv *j, *jd, *jp;
+	jv *j, *jd, *jp;
 	const char *devname = mwpeer_dev_name(self->p);
 	char *line, want[256], text[4096];
 	uint32_t i;
@@ -378,21 +378,21 @@ TEST_F(mw, dev_show)
 	EXPECT_LE(1, jnum(j, "peers"));
 	jd = jget(j, "devs");
 	ASSERT_NE(NULL, jd);
-	ASSERT_EQ(JARR, jd->t);
-	EXPECT_EQ(info.nr_devs, jd->n);
+	ASSERT_TRUE(jis_arr(jd));
+	EXPECT_EQ(info.nr_devs, jlen(jd));
 	jp = NULL;
-	for (i = 0; i < jd->n; i++)
-		if (!strcmp(jstr(jd->v[i], "name"), devname))
-			jp = jd->v[i];
+	for (i = 0; i < jlen(jd); i++)
+		if (!strcmp(jstr(jat(jd, i), "name"), devname))
+			jp = jat(jd, i);
 	ASSERT_NE(NULL, jp);
 	EXPECT_EQ(d->max_window_bytes, jnum(jp, "max_window_bytes"));
 	EXPECT_EQ(d->max_pages, jnum(jp, "max_pages"));
 	EXPECT_EQ(d->index, jnum(jp, "index"));
 	EXPECT_LE(1, jnum(jp, "peers"));
 	ASSERT_NE(NULL, jget(jp, "caps"));
-	EXPECT_EQ(JARR, jget(jp, "caps")->t);
+	EXPECT_TRUE(jis_arr(jget(jp, "caps")));
 	EXPECT_EQ(!!(d->caps & MWIN_DEV_CAP_FAST_REG) +
-		  !!(d->caps & MWIN_DEV_CAP_ATOMIC), jget(jp, "caps")->n);
+		  !!(d->caps & MWIN_DEV_CAP_ATOMIC), jlen(jget(jp, "caps")));
 	EXPECT_EQ(NULL, jget(jp, "page_size_cap"));
 	EXPECT_EQ(NULL, jget(j, "rejects"));
 	jfree(j);
@@ -412,8 +412,8 @@ TEST_F(mw, dev_show)
 	EXPECT_EQ(info.nr_tenants, jnum(j, "tenants"));
 	EXPECT_NE(JMISSING, jnum(j, "anon_peers"));
 	ASSERT_NE(NULL, jget(j, "rejects"));
-	EXPECT_EQ(JOBJ, jget(j, "rejects")->t);
-	EXPECT_EQ(MWIN_REJECT_NO_PROOF, jget(j, "rejects")->n);
+	EXPECT_TRUE(jis_obj(jget(j, "rejects")));
+	EXPECT_EQ(MWIN_REJECT_NO_PROOF, jlen(jget(j, "rejects")));
 	EXPECT_EQ(info.rejects[MWIN_REJECT_ADDRESS],
 		  jnum(jget(j, "rejects"), "address"));
 	jfree(j);
@@ -445,7 +445,7 @@ TEST_F(mw, region_create_show_destroy)
 {
 	struct mwin_region_info ri;
 	uint32_t a, b, c, o;
-	struct jv *j, *e;
+	jv *j, *e;
 	char want[256], *line;
 
 	/* the fixture's region, made by "region create size 64K" */
@@ -531,7 +531,7 @@ TEST_F(mw, region_create_show_destroy)
 	j = jparse(self->r.out);
 	ASSERT_NE(NULL, j);
 	ASSERT_NE(NULL, jget(j, "regions"));
-	EXPECT_EQ(1, jget(j, "regions")->n);
+	EXPECT_EQ(1, jlen(jget(j, "regions")));
 	EXPECT_EQ(12288, jnum(jfind(jget(j, "regions"), "id", a), "size"));
 	jfree(j);
 
@@ -572,7 +572,7 @@ TEST_F(mw, region_write_read)
 	const char path_in[] = "/tmp/mwctl-test.in", path_out[] = "/tmp/mwctl-test.out";
 	uint8_t data[10000], *mem, back[10000];
 	size_t len, i;
-	struct jv *j;
+	jv *j;
 	char want[256];
 	FILE *f;
 
@@ -674,7 +674,7 @@ TEST_F(mw, window_lifecycle)
 	struct mwpeer_msg m;
 	struct mwin_window_bind b;
 	uint32_t w, rkey, rkey2;
-	struct jv *j, *e;
+	jv *j, *e;
 	char want[512], text[512], *line;
 
 	/* create, text output */
@@ -729,7 +729,7 @@ TEST_F(mw, window_lifecycle)
 	ASSERT_NE(NULL, j);
 	e = jfind(jget(j, "windows"), "id", w);
 	ASSERT_NE(NULL, e);
-	EXPECT_EQ(1, jget(j, "windows")->n);
+	EXPECT_EQ(1, jlen(jget(j, "windows")));
 	EXPECT_EQ(self->region, jnum(e, "region"));
 	EXPECT_EQ(self->peer, jnum(e, "peer"));
 	EXPECT_STREQ("-", jstr(e, "tenant"));
@@ -975,7 +975,7 @@ TEST_F(mw, peer_show_disconnect)
 	struct sockaddr_in sin;
 	struct mwpeer *p2;
 	uint32_t w, p2id;
-	struct jv *j, *e;
+	jv *j, *e;
 	char want[512], host[INET_ADDRSTRLEN], args[128], *line;
 
 	ASSERT_EQ(0, mwin_peer_get(self->fd, self->peer, 0, &pi));
@@ -1200,7 +1200,7 @@ TEST_F(tn, tenant_create_show_destroy)
 	struct mwin_tenant_info ti;
 	char want[512], wantd[512], owner[16], *line;
 	const char *nobody = user_of(65534, owner, sizeof(owner));
-	struct jv *j, *e, *a;
+	jv *j, *e, *a;
 	uint32_t id, id2, i;
 
 	/* every option */
@@ -1248,7 +1248,7 @@ TEST_F(tn, tenant_create_show_destroy)
 	j = jparse(self->r.out);
 	ASSERT_NE(NULL, j);
 	ASSERT_NE(NULL, jget(j, "tenants"));
-	EXPECT_EQ(1, jget(j, "tenants")->n);
+	EXPECT_EQ(1, jlen(jget(j, "tenants")));
 	e = jfind(jget(j, "tenants"), "id", id);
 	ASSERT_NE(NULL, e);
 	EXPECT_STREQ("mwctl-a", jstr(e, "name"));
@@ -1257,9 +1257,9 @@ TEST_F(tn, tenant_create_show_destroy)
 	EXPECT_EQ(1, jbool(e, "key"));
 	a = jget(e, "allow");
 	ASSERT_NE(NULL, a);
-	ASSERT_EQ(2, a->n);
-	EXPECT_STREQ("10.0.2.0/24", a->v[0]->s);
-	EXPECT_STREQ("fd00:1::/64", a->v[1]->s);
+	ASSERT_EQ(2, jlen(a));
+	EXPECT_STREQ("10.0.2.0/24", jsval(jat(a, 0)));
+	EXPECT_STREQ("fd00:1::/64", jsval(jat(a, 1)));
 	EXPECT_EQ(4, jnum(e, "max_conns"));
 	EXPECT_EQ(16, jnum(e, "max_windows"));
 	EXPECT_EQ(1 << 20, jnum(e, "max_bytes"));
@@ -1290,8 +1290,8 @@ TEST_F(tn, tenant_create_show_destroy)
 	EXPECT_EQ(0, jnum(e, "bytes_granted"));
 	a = jget(e, "rejects");
 	ASSERT_NE(NULL, a);
-	EXPECT_EQ(JOBJ, a->t);
-	EXPECT_EQ(MWIN_REJECT_NO_PROOF, a->n);
+	EXPECT_TRUE(jis_obj(a));
+	EXPECT_EQ(MWIN_REJECT_NO_PROOF, jlen(a));
 	for (i = 1; i <= MWIN_REJECT_NO_PROOF; i++)
 		EXPECT_EQ(0, jnum(a, mwin_reject_reason_name(i)));
 	jfree(j);
@@ -1308,7 +1308,7 @@ TEST_F(tn, tenant_create_show_destroy)
 	EXPECT_EQ(NULL, jget(j, "owner_uid"));
 	EXPECT_EQ(0, jbool(j, "key"));
 	ASSERT_NE(NULL, jget(j, "allow"));
-	EXPECT_EQ(0, jget(j, "allow")->n);
+	EXPECT_EQ(0, jlen(jget(j, "allow")));
 	EXPECT_EQ(test_param("max_peers"), jnum(j, "max_conns"));
 	EXPECT_EQ(0, jnum(j, "max_windows"));
 	jfree(j);
@@ -1344,7 +1344,7 @@ TEST_F(tn, tenant_set)
 	static const char key[] = "/tmp/mwctl-test.key";
 	struct mwin_tenant_info ti;
 	char want[512], owner[16];
-	struct jv *j;
+	jv *j;
 	uint32_t id;
 
 	RUN(&self->r, "tenant create mwctl-s allow 10.0.0.0/8 max-conns 3");
@@ -1553,7 +1553,7 @@ TEST_F(tn, tenant_not_admin)
 	};
 	char *before, *after;
 	struct stat st;
-	struct jv *j, *a;
+	jv *j, *a;
 	size_t i;
 
 	RUN(&self->r, "tenant create mwctl-own owner 65534");
@@ -1577,8 +1577,8 @@ TEST_F(tn, tenant_not_admin)
 	a = jget(j, "tenants");
 	EXPECT_NE(NULL, a);
 	if (a) {
-		EXPECT_EQ(1, a->n);
-		EXPECT_STREQ("mwctl-own", jstr(a->v[0], "name"));
+		EXPECT_EQ(1, jlen(a));
+		EXPECT_STREQ("mwctl-own", jstr(jat(a, 0), "name"));
 	}
 	jfree(j);
 	EXPECT_EQ(0, run_in(&self->r, NULL, 0, AS_NOBODY,
@@ -1603,7 +1603,7 @@ TEST_F(tn, tenant_peers)
 	uint32_t id, peer;
 	uint64_t address;
 	char want[256];
-	struct jv *j, *e;
+	jv *j, *e;
 	int err, i;
 
 	ASSERT_EQ(0, put_key(key, sizeof(bytes), bytes));
@@ -1683,7 +1683,7 @@ static void expect_counters(struct __test_metadata *_metadata, struct run *r,
 {
 	struct mwin_tenant_info ti;
 	char want[256];
-	struct jv *j, *e;
+	jv *j, *e;
 
 	ASSERT_EQ(0, mwin_tenant_get(fd, id, 0, &ti));
 	ASSERT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "-d tenant show %u", id));
@@ -1729,7 +1729,7 @@ TEST_F(tn, tenant_windows)
 	uint32_t id, region, mine, w, w2, n;
 	char want[512];
 	struct stat st;
-	struct jv *j, *e;
+	jv *j, *e;
 	int err;
 
 	ASSERT_EQ(0, put_key(key, sizeof(bytes), bytes));
@@ -1930,7 +1930,7 @@ static char *relevant(const char *out, bool json, uint32_t w, uint32_t p)
 		bool hit;
 
 		if (json) {
-			struct jv *j = jparse(line);
+			jv *j = jparse(line);
 
 			hit = j && (jnum(j, "window") == w || jnum(j, "peer") == p);
 			jfree(j);
@@ -1954,7 +1954,7 @@ TEST_F_TIMEOUT(mw, monitor, 120)
 	char *outj, *outt, *outd, *got, want[2048], args[128];
 	size_t len = 0;
 	uint64_t seq = 0;
-	struct jv *j;
+	jv *j;
 	const char *s;
 
 	/* nothing happens, then SIGINT: no output, status 0 */

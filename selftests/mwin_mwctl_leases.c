@@ -49,7 +49,7 @@ static uint32_t mk(struct __test_metadata *_metadata, FIXTURE_DATA(ls) *self,
 		   const char *args)
 {
 	uint32_t id = 0;
-	struct jv *j;
+	jv *j;
 
 	EXPECT_EQ(0, run_in(&self->r, NULL, 0, AS_ROOT,
 			    "-j window create region %u peer %u %s",
@@ -64,9 +64,9 @@ static uint32_t mk(struct __test_metadata *_metadata, FIXTURE_DATA(ls) *self,
 }
 
 /* Window @w of "@opts-j window show W", in *@doc to jfree(). */
-static struct jv *window_json(struct __test_metadata *_metadata,
+static jv *window_json(struct __test_metadata *_metadata,
 			      struct run *r, const char *opts, uint32_t w,
-			      struct jv **doc)
+			      jv **doc)
 {
 	EXPECT_EQ(0, run_in(r, NULL, 0, AS_ROOT, "%s-j window show %u",
 			    opts, w));
@@ -77,7 +77,7 @@ static struct jv *window_json(struct __test_metadata *_metadata,
 
 /* JSON window @e has some of its lease left, at most @ms. */
 static void expect_left(struct __test_metadata *_metadata,
-			const struct jv *e, uint64_t ms)
+			const jv *e, uint64_t ms)
 {
 	uint64_t left = jnum(e, "expires_in_ms");
 
@@ -119,7 +119,7 @@ TEST_F(ls, create_with_lease)
 	struct mwpeer_msg m;
 	uint64_t t0, t1;
 	uint32_t w, plain;
-	struct jv *j, *e;
+	jv *j, *e;
 	char args[128];
 	size_t i;
 
@@ -184,7 +184,7 @@ TEST_F(ls, once_in_flags)
 {
 	struct mwin_window_info wi;
 	uint32_t once, plain;
-	struct jv *j, *e;
+	jv *j, *e;
 
 	once = mk(_metadata, self, "len 4K access r once expires 60s");
 	ASSERT_NE(0, once);
@@ -230,7 +230,7 @@ TEST_F(ls, renew_pushes_the_lease_back)
 	uint64_t old;
 	uint32_t w, plain;
 	char want[256];
-	struct jv *j;
+	jv *j;
 
 	w = mk(_metadata, self, "len 4K access rw expires 10s");
 	ASSERT_NE(0, w);
@@ -288,7 +288,7 @@ TEST_F(ls, renew_after_expiry)
 	struct mwpeer_msg m;
 	uint32_t w, once;
 	char args[64];
-	struct jv *j;
+	jv *j;
 
 	snprintf(args, sizeof(args), "len 4K access r expires %u", SHORT_MS);
 	w = mk(_metadata, self, args);

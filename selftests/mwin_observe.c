@@ -231,7 +231,7 @@ TEST_F(obs, qp_in_rdma_tool)
 	struct mwin_peer_info pi;
 	char cmd[128], want[64], *out, *line;
 	struct mwpeer *p;
-	struct jv *j;
+	jv *j;
 
 	if (test_sh("command -v rdma > /dev/null 2>&1"))
 		SKIP(return, "no rdma tool (iproute2)");
@@ -756,10 +756,10 @@ static char *stats_line(struct __test_metadata *_metadata, struct run *r,
 }
 
 /* mwctl -j @args: the document, checked to be of @scope. */
-static struct jv *stats_doc(struct __test_metadata *_metadata,
+static jv *stats_doc(struct __test_metadata *_metadata,
 			    struct run *r, const char *scope, const char *args)
 {
-	struct jv *j;
+	jv *j;
 
 	RUN(r, "-j %s", args);
 	EXPECT_OK(r);
@@ -771,11 +771,11 @@ static struct jv *stats_doc(struct __test_metadata *_metadata,
 
 /* Object @key of JSON @j has @counts[i] for each reason @name knows. */
 static void expect_reasons(struct __test_metadata *_metadata,
-			   const struct jv *j, const char *key,
+			   const jv *j, const char *key,
 			   const __u64 *counts, uint32_t slots,
 			   const char *(*name)(uint32_t))
 {
-	const struct jv *o = jget(j, key);
+	const jv *o = jget(j, key);
 	uint32_t i;
 
 	ASSERT_NE(NULL, o) TH_LOG("no %s", key);
@@ -802,7 +802,7 @@ TEST_F(obs, mwctl_stats)
 	char args[64], prefix[64], word[64], *line;
 	struct mwpeer *p;
 	uint32_t t, id;
-	struct jv *j;
+	jv *j;
 
 	ASSERT_EQ(0, wait_no_peers(self->fd));
 	t = test_make_tenant(self->fd, PREFIX "ctl", NULL, MWIN_NO_OWNER);

@@ -88,7 +88,8 @@ apt_lists_fresh() {
 pkgs="qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
 	rdmacm-utils perftest libibverbs-dev librdmacm-dev busybox-static \
 	kmod cpio iproute2 sparse linux-source-6.1 make gcc gcc-12 libc6-dev \
-	dwarves xz-utils cppcheck python3-docutils dkms libssl-dev openssl"
+	dwarves xz-utils cppcheck python3-docutils dkms libssl-dev openssl \
+	libjson-c-dev"
 # shellcheck disable=SC2086
 install_pkgs $pkgs
 
