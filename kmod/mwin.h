@@ -301,6 +301,8 @@ struct mwin_ucmd {
  * @atomic: the device supports remote atomics
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
  *	invalidations
+ * @next_vector: the completion vector the next peer's CQs take, round
+ *	robin (peer_pick_vector())
  */
 struct mwin_dev {
 	struct ib_device *ibdev;
@@ -317,6 +319,7 @@ struct mwin_dev {
 	bool fast_reg;
 	bool atomic;
 	struct xarray mr_windows;
+	atomic_t next_vector;
 };
 
 /**
@@ -441,6 +444,8 @@ struct mwin_peer {
 	struct ib_pd *pd;
 	struct ib_cq *send_cq;
 	struct ib_cq *recv_cq;
+	/* the completion vector of both CQs: see peer_pick_vector() */
+	u32 comp_vector;
 	struct ib_qp *qp;
 	u32 qpn;
 	char dev_name[IB_DEVICE_NAME_MAX];

@@ -808,6 +808,21 @@ static void peer_qp_event(struct ib_event *ev, void *context)
 	}
 }
 
+/*
+ * Peers take the device's completion vectors in turn, both CQs of one peer
+ * the same, so that on a device with an interrupt per vector (mlx5) the
+ * completions of many peers are handled on as many CPUs, and those of one
+ * peer on one. Vectors beyond the online CPUs would share their CPUs.
+ */
+static u32 peer_pick_vector(struct mwin_dev *dev)
+{
+	int nr = min_t(int, dev->ibdev->num_comp_vectors, num_online_cpus());
+
+	if (nr <= 1)
+		return 0;
+	return (u32)atomic_inc_return(&dev->next_vector) % nr;
+}
+
 static int peer_create_qp(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
@@ -818,10 +833,12 @@ static int peer_create_qp(struct mwin_peer *p)
 	ret = peer_get_pd(p);
 	if (ret)
 		return ret;
-	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH, 0, IB_POLL_SOFTIRQ);
+	p->comp_vector = peer_pick_vector(p->dev);
+	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH, p->comp_vector,
+				 IB_POLL_SOFTIRQ);
 	if (IS_ERR(p->send_cq))
 		return PTR_ERR(p->send_cq);
-	p->recv_cq = ib_alloc_cq(ibdev, p, MWIN_RQ_DEPTH, 0,
+	p->recv_cq = ib_alloc_cq(ibdev, p, MWIN_RQ_DEPTH, p->comp_vector,
 				 IB_POLL_WORKQUEUE);
 	if (IS_ERR(p->recv_cq))
 		return PTR_ERR(p->recv_cq);

@@ -55,14 +55,17 @@ TRACE_EVENT(mwin_peer_up,
 	    TP_ARGS(p),
 	    TP_STRUCT__entry(__field(u32, peer)
 			     __field(u32, tenant)
-			     __field(u32, qpn)),
+			     __field(u32, qpn)
+			     __field(u32, vector)),
 	    TP_fast_assign(__entry->peer = p->obj.id;
 			   __entry->tenant = p->tenant ? p->tenant->obj.id : 0;
-			   __entry->qpn = p->qpn;),
-	    TP_printk("peer=%u tenant=%u qpn=%u",
+			   __entry->qpn = p->qpn;
+			   __entry->vector = p->comp_vector;),
+	    TP_printk("peer=%u tenant=%u qpn=%u vector=%u",
 		      __entry->peer,
 		      __entry->tenant,
-		      __entry->qpn)
+		      __entry->qpn,
+		      __entry->vector)
 );
 
 TRACE_EVENT(mwin_peer_down,

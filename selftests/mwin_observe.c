@@ -347,6 +347,62 @@ TEST_F(obs, tracepoints_tell_the_story)
 	free(t);
 }
 
+/* The completion vectors of the first RDMA device (rxe: one per CPU). */
+static int device_vectors(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = list && list[0] ?
+				  ibv_open_device(list[0]) : NULL;
+	int n = ctx ? ctx->num_comp_vectors : 0;
+
+	if (ctx)
+		ibv_close_device(ctx);
+	if (list)
+		ibv_free_device_list(list);
+	return n;
+}
+
+/* The vector mwin_peer_up gave peer @id in trace @t, or -1. */
+static int peer_vector(const char *t, uint32_t id)
+{
+	char tag[64];
+	const char *at, *v;
+
+	snprintf(tag, sizeof(tag), " mwin_peer_up: peer=%u ", id);
+	at = strstr(t, tag);
+	v = at ? strstr(at, " vector=") : NULL;
+	return v ? atoi(v + strlen(" vector=")) : -1;
+}
+
+/*
+ * Peers' CQs take the device's completion vectors in turn: two peers that
+ * connect one after the other are on different vectors, when the device
+ * and the CPUs give two.
+ */
+TEST_F(obs, peers_take_vectors_in_turn)
+{
+	const char *why = trace_start("mwin_observe", self->trace,
+				      sizeof(self->trace));
+	uint32_t a, b;
+	int va, vb;
+	char *t;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (device_vectors() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one completion vector or one CPU");
+	a = mwpeer_id(join(_metadata, self, NULL));
+	b = mwpeer_id(join(_metadata, self, NULL));
+	EXPECT_EQ(0, trace_put(self->trace, "events/mwin/enable", "0"));
+	t = trace_read(self->trace, "trace");
+	va = peer_vector(t, a);
+	vb = peer_vector(t, b);
+	EXPECT_LE(0, va) TH_LOG("%.4000s", t);
+	EXPECT_LE(0, vb) TH_LOG("%.4000s", t);
+	EXPECT_NE(va, vb);
+	free(t);
+}
+
 /* ---- counters -------------------------------------------------------- */
 
 /* By how much each counter of one scope must have moved since a snapshot. */
