@@ -8,6 +8,7 @@
  * CM's: the peers' CM ids are gone by the time the CM looks for them.
  */
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
 #include "compat.h"
@@ -16,6 +17,56 @@
 /* The device list; see the lock order in mwin.h. */
 DEFINE_MUTEX(mwin_devs_lock);
 LIST_HEAD(mwin_devs);
+
+/*
+ * The NUMA node whose memory @ibdev reaches fastest: its DMA device's, or
+ * for a device without one (rxe: software, virtual DMA) that of the
+ * network device its packets go through, the one of its first port's
+ * first GID. NUMA_NO_NODE when not known.
+ */
+static int mwin_ibdev_node(struct ib_device *ibdev)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	int node = NUMA_NO_NODE;
+
+	if (ibdev->dma_device)
+		return dev_to_node(ibdev->dma_device);
+	attr = rdma_get_gid_attr(ibdev, rdma_start_port(ibdev), 0);
+	if (IS_ERR(attr))
+		return NUMA_NO_NODE;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR_OR_NULL(ndev))
+		node = dev_to_node(&ndev->dev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return node;
+}
+
+/**
+ * mwin_dev_node() - the NUMA node of a device, for its regions' memory
+ * @index: the device's kernel index
+ * @node: set to its node, or NUMA_NO_NODE when not known
+ *
+ * Return: 0, or -ENODEV when mwin has no device of that index.
+ */
+int mwin_dev_node(u32 index, int *node)
+{
+	struct mwin_dev *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&mwin_devs_lock);
+	list_for_each_entry(dev, &mwin_devs, node) {
+		if (dev->ibdev->index == index) {
+			*node = mwin_ibdev_node(dev->ibdev);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&mwin_devs_lock);
+	return ret;
+}
 
 /* The largest MR page size the device supports, at most 2^@max_shift. */
 u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift)

@@ -110,8 +110,9 @@ static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 {
 	struct mwin_region_create *cmd = ucmd->cmd;
 
-	if (cmd->flags & ~MWIN_CREATE_FD_OWNED || cmd->__reserved || cmd->id ||
-	    cmd->mmap_offset)
+	if (cmd->flags & ~(MWIN_CREATE_FD_OWNED | MWIN_REGION_NEAR_DEV) ||
+	    (cmd->dev_index && !(cmd->flags & MWIN_REGION_NEAR_DEV)) ||
+	    cmd->id || cmd->mmap_offset)
 		return -EINVAL;
 	return region_create(ucmd);
 }
@@ -135,7 +136,7 @@ static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 {
 	struct mwin_region_info *info = ucmd->cmd;
 
-	if (info->flags & ~MWIN_GET_NEXT || info->__reserved)
+	if (info->flags & ~MWIN_GET_NEXT || info->node)
 		return -EINVAL;
 	return region_get_info(info, &ucmd->c);
 }
@@ -380,7 +381,7 @@ static const struct mwin_ioctl_op mwin_ioctl_ops[] = {
 	IOCTL_OP_W(REGION_DESTROY, mwin_cmd_region_destroy,
 		   struct mwin_destroy, __reserved),
 	IOCTL_OP(REGION_GET, mwin_cmd_region_get,
-		 struct mwin_region_info, __reserved),
+		 struct mwin_region_info, node),
 	IOCTL_OP_W(WINDOW_CREATE, mwin_cmd_window_create,
 		   struct mwin_window_bind, iova),
 	IOCTL_OP_W(WINDOW_REBIND, mwin_cmd_window_rebind,

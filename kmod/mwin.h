@@ -348,6 +348,8 @@ struct mwin_region {
 	unsigned long npages;
 	struct page **pages;
 	u32 chunk_shift;
+	/* the node its pages were asked of (MWIN_REGION_NEAR_DEV), or -1 */
+	int node;
 	struct mutex lock;		/* @dead, @windows, @nr_windows, @maps */
 	bool dead;
 	struct rb_root_cached windows;
@@ -622,6 +624,7 @@ extern struct list_head mwin_devs;
 u64 mwin_dev_max_window_bytes(const struct mwin_dev *dev);
 u32 mwin_dev_max_pages(const struct mwin_dev *dev, u32 shift);
 void mwin_dev_put(struct mwin_dev *dev);
+int mwin_dev_node(u32 index, int *node);
 u32 mwin_dev_page_shift(const struct mwin_dev *dev, u32 max_shift);
 
 /* region.c */

@@ -103,15 +103,19 @@ void region_put(struct mwin_region *r)
  */
 static int region_alloc_chunks(struct mwin_region *r, unsigned int order)
 {
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+		    (order ? __GFP_NORETRY : 0);
 	unsigned long i, j, per = 1UL << order;
 	struct page *page;
 
 	for (i = 0; i < r->npages; i += per) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-				   __GFP_NOWARN | (order ? __GFP_NORETRY : 0),
-				   order);
+		/* no node asked: the caller's memory policy decides */
+		if (r->node == NUMA_NO_NODE)
+			page = alloc_pages(gfp, order);
+		else
+			page = alloc_pages_node(r->node, gfp, order);
 		if (!page)
 			return -ENOMEM;
 		/* order-0 pages, each with its own count, for mmap and free */
@@ -197,6 +201,14 @@ int region_create(struct mwin_ucmd *ucmd)
 	r->length = PAGE_ALIGN(arg->length);
 	r->npages = r->length >> PAGE_SHIFT;
 	r->flags = arg->flags;
+	r->node = NUMA_NO_NODE;
+	if (arg->flags & MWIN_REGION_NEAR_DEV) {
+		ret = mwin_dev_node(arg->dev_index, &r->node);
+		if (ret) {
+			kfree(r);
+			return ret;
+		}
+	}
 	if (!region_charge(r->length)) {
 		kfree(r);
 		return -ENOSPC;
@@ -581,6 +593,7 @@ int region_get_info(struct mwin_region_info *info,
 	info->length = r->length;
 	info->mmap_offset = (u64)r->obj.id << MWIN_MMAP_SHIFT;
 	info->rflags = r->flags;
+	info->node = r->node;
 	region_put(r);
 	return 0;
 }

@@ -78,11 +78,13 @@ static const int op_weight[NOPS] = {
  * ECONNABORTED: a revoke that the device did not complete within
  * revoke_timeout_ms cut its peer off. On 6.12, whose rxe works in kworkers
  * that compete with the fuzzers for the two vCPUs, that happens.
+ * ENODEV: REGION_CREATE with MWIN_REGION_NEAR_DEV of a device index that
+ * mwin does not have.
  */
 static const int errs[] = {
 	0, ENOENT, EINVAL, ERANGE, EBUSY, E2BIG, ENOTCONN, ENOSPC, EFAULT,
 	ENOTTY, EIO, ETIMEDOUT, ECONNABORTED, ENOMEM, EOPNOTSUPP, EAGAIN,
-	ETIME, ESTALE,
+	ETIME, ESTALE, ENODEV,
 };
 #define NERRS (sizeof(errs) / sizeof(errs[0]))
 

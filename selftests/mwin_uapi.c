@@ -368,13 +368,22 @@ TEST_F(uapi, region_create_bad)
 } while (0)
 	RC(flags, 2, -EINVAL);
 	RC(flags, 1U << 31, -EINVAL);
-	RC(__reserved, 1, -EINVAL);
+	/* a device index without MWIN_REGION_NEAR_DEV */
+	RC(dev_index, 1, -EINVAL);
+	RC(flags, MWIN_REGION_NEAR_DEV << 1, -EINVAL);
 	RC(id, 5, -EINVAL);
 	RC(mmap_offset, 4096, -EINVAL);
 	RC(length, 0, -EINVAL);
 	RC(length, (1ULL << 32) + 1, -EINVAL);
 	RC(length, ~0ULL, -EINVAL);
 #undef RC
+	/* near a device mwin does not have */
+	memset(&c, 0, sizeof(c));
+	c.length = 4096;
+	c.flags = MWIN_REGION_NEAR_DEV;
+	c.dev_index = 999999;
+	EXPECT_ERR_UNCHANGED(-ENODEV, raw(self->fd, MWIN_REGION_CREATE, &c,
+					  sizeof(c)));
 }
 
 TEST_F(uapi, region_limit)
@@ -520,7 +529,7 @@ TEST_F(uapi, get_bad)
 	memset(&ri, 0, sizeof(ri));
 	ri.size = sizeof(ri);
 	ri.id = self->region;
-	ri.__reserved = 1;
+	ri.node = 1;
 	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_REGION_GET, &ri));
 }
 

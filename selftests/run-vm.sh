@@ -89,6 +89,11 @@ run_own() {
 if [ "$full" = 1 ]; then
 	[ "${MWIN_CHECK_DEMO:-1}" = 1 ] && run_own demo bash "$top/tools/demo.sh"
 	run_own two-vm bash "$top/tools/testing/vm/two-vm.sh"
+	# region memory on its device's node, in a VM of two NUMA nodes
+	run_own numa env MWIN_VM_NUMA=1 MWIN_NUMA=1 \
+		MWIN_TESTS="$top/build/selftests/mwin_numa" \
+		"$top/tools/testing/vm/vm-run" --timeout 600 \
+		--log "$top/build/vm/numa.log" -- "$top/selftests/guest-run.sh"
 	run_own conformance env -u MWIN_TESTS bash "$top/selftests/conformance.sh"
 	# the table, as make conformance prints it
 	sed -n '/^# mwin window semantics/,$p' "$top/build/vm/make-conformance.log"

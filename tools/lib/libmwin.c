@@ -34,13 +34,14 @@ int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
 	return mwin_ioctl(fd, MWIN_INFO, info);
 }
 
-int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
-		       uint64_t *mmap_offset)
+static int region_create(int fd, uint64_t length, uint32_t flags,
+			 uint32_t dev_index, uint32_t *id, uint64_t *mmap_offset)
 {
 	struct mwin_region_create cmd = {
 		.size = sizeof(cmd),
 		.flags = flags,
 		.length = length,
+		.dev_index = dev_index,
 	};
 	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &cmd);
 
@@ -50,6 +51,20 @@ int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
 			*mmap_offset = cmd.mmap_offset;
 	}
 	return ret;
+}
+
+int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
+		       uint64_t *mmap_offset)
+{
+	return region_create(fd, length, flags, 0, id, mmap_offset);
+}
+
+int mwin_region_create_near(int fd, uint64_t length, uint32_t flags,
+			    uint32_t dev_index, uint32_t *id,
+			    uint64_t *mmap_offset)
+{
+	return region_create(fd, length, flags | MWIN_REGION_NEAR_DEV,
+			     dev_index, id, mmap_offset);
 }
 
 static int mwin_by_id(int fd, unsigned long cmd, uint32_t id, uint32_t flags)

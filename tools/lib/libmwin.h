@@ -19,6 +19,10 @@ int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
 	      uint32_t ndevs);
 int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
 		       uint64_t *mmap_offset);
+/* The same on the NUMA node of device @dev_index (MWIN_REGION_NEAR_DEV). */
+int mwin_region_create_near(int fd, uint64_t length, uint32_t flags,
+			    uint32_t dev_index, uint32_t *id,
+			    uint64_t *mmap_offset);
 int mwin_region_destroy(int fd, uint32_t id, uint32_t flags);
 int mwin_region_get(int fd, uint32_t id, uint32_t flags,
 		    struct mwin_region_info *info);

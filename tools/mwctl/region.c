@@ -18,11 +18,12 @@ static int usage_region(struct mw *mw)
 {
 	(void)mw;
 	fputs("Usage: mwctl region [ show [ ID ] ]\n"
-	      "       mwctl region create size SIZE [ owned ]\n"
+	      "       mwctl region create size SIZE [ near DEV ] [ owned ]\n"
 	      "       mwctl region destroy ID [ force ]\n"
 	      "       mwctl region write ID [ offset OFF ] { hex HEX | file PATH }\n"
 	      "       mwctl region read ID [ offset OFF ] len LEN [ file PATH ]\n"
 	      "SIZE, OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
+	      "near DEV: its memory on the NUMA node of RDMA device DEV (as dev show names it).\n"
 	      "owned: the region lives only as long as this mwctl call (a test of limits).\n"
 	      "force: destroy the region's windows too (their rkeys are revoked first).\n"
 	      "PATH '-' is stdin for write, stdout for read (raw bytes).\n",
@@ -38,6 +39,8 @@ static void print_region(struct mw *mw, const union mw_info *info)
 	pr_uint(PR_ANY, "id", r->id);
 	pr_uint(PR_ANY, "size", r->length);
 	pr_uint(PR_ANY, "windows", r->nr_windows);
+	if (r->node >= 0)
+		pr_uint(PR_ANY, "node", (uint64_t)r->node);
 	if (mw->details) {
 		pr_hex(PR_ANY, "mmap_offset", r->mmap_offset, 0);
 		pr_bool(PR_ANY, "owned", r->rflags & MWIN_CREATE_FD_OWNED);
@@ -80,6 +83,8 @@ create_failed(struct mw *mw, int err, uint64_t size)
 		die("no room for a region of %s", a);
 	if (err == -ENOMEM)
 		die("out of memory for a region of %s", a);
+	if (err == -ENODEV)
+		die("the RDMA device went away");
 	cmd_failed(mw, err);
 }
 
@@ -87,12 +92,14 @@ static int region_create(struct mw *mw)
 {
 	struct kw kws[] = {
 		KW("size", KW_SIZE, "SIZE", true),
+		KW("near", KW_STR, "DEV", false),
 		KW("owned", KW_FLAG, "", false),
 		{ 0 },
 	};
+	uint32_t id, flags = 0;
+	struct mwin_dev_info dev;
 	union mw_info info;
 	uint64_t size, off;
-	uint32_t id;
 	int ret;
 
 	parse_kws(mw, kws);
@@ -105,9 +112,17 @@ static int region_create(struct mw *mw)
 			  human(size, a, sizeof(a)));
 	}
 	mw_open(mw);
-	ret = mwin_region_create(mw->fd, size,
-				 kw_set(kws, "owned") ? MWIN_CREATE_FD_OWNED : 0,
-				 &id, &off);
+	if (kw_set(kws, "owned"))
+		flags |= MWIN_CREATE_FD_OWNED;
+	if (kw_set(kws, "near")) {
+		if (!find_dev(mw, kw_find(kws, "near")->s, &dev))
+			usage_err("no RDMA device %s (mwctl dev show lists them)",
+				  kw_find(kws, "near")->s);
+		ret = mwin_region_create_near(mw->fd, size, flags, dev.index,
+					      &id, &off);
+	} else {
+		ret = mwin_region_create(mw->fd, size, flags, &id, &off);
+	}
 	if (ret)
 		create_failed(mw, ret, size);
 	if (get_region(mw->fd, id, 0, &info)) {

@@ -116,6 +116,12 @@ enum mwin_access {
  *	destroys it, freeing its range, when its grantee hands its rkey back
  *	(Send-with-Invalidate) or its lease runs out; an invalidate, a lost
  *	connection or an error leave it as any window
+ * @MWIN_REGION_NEAR_DEV: REGION_CREATE: allocate the region's pages on
+ *	the NUMA node of the RDMA device of kernel index @dev_index (the
+ *	node of its DMA device, or, for a device without one such as rxe, of
+ *	its port's network device), the node whose memory that device reaches
+ *	fastest. The node is preferred: memory of another node is taken
+ *	when it has none to spare
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -125,6 +131,7 @@ enum mwin_flags {
 	MWIN_REGION_DESTROY_FORCE = 1 << 0,
 	MWIN_GET_GONE = 1 << 1,
 	MWIN_WINDOW_ONCE = 1 << 3,
+	MWIN_REGION_NEAR_DEV = 1 << 4,
 };
 
 /* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
@@ -212,10 +219,12 @@ struct mwin_info {
 /**
  * struct mwin_region_create - MWIN_REGION_CREATE: allocate a region
  * @size: sizeof(struct mwin_region_create)
- * @flags: MWIN_CREATE_FD_OWNED or 0
+ * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV, or 0
  * @length: in, bytes; rounded up to whole pages; at most 4 GiB
  * @id: out, region id
- * @__reserved: must be 0
+ * @dev_index: with MWIN_REGION_NEAR_DEV, the kernel index of the RDMA
+ *	device (&struct mwin_dev_info.index) whose NUMA node the pages are
+ *	allocated on; must be 0 without it
  * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
  *	the region's memory; a file opened read-only maps it PROT_READ; a
  *	file of a user that may not see the region gets ENOENT
@@ -224,9 +233,14 @@ struct mwin_info {
  * user that opened the file (its locked_vm, as io_uring and RDMA user
  * memory count), unless the caller has CAP_IPC_LOCK; the charge lasts until
  * the region is freed. They are allocated with __GFP_ACCOUNT: the caller's
- * memory cgroup pays for them.
+ * memory cgroup pays for them. Without MWIN_REGION_NEAR_DEV they come from
+ * where the caller's memory policy says (set_mempolicy(2), numactl: by
+ * default the node of the CPU it runs on): a region is not tied to one
+ * device, and the caller knows best where its memory should be.
  *
- * Errors: EINVAL (length 0 or over 4 GiB), ENOSPC (the module's region
+ * Errors: EINVAL (length 0 or over 4 GiB, an unknown flag, or a
+ * @dev_index without MWIN_REGION_NEAR_DEV), ENODEV (MWIN_REGION_NEAR_DEV:
+ * mwin has no device of that index), ENOSPC (the module's region
  * memory or object limit would be exceeded), ENOMEM (no memory, or the
  * region would exceed the opener's RLIMIT_MEMLOCK), EINTR (killed while
  * allocating).
@@ -236,7 +250,7 @@ struct mwin_region_create {
 	__u32 flags;
 	__aligned_u64 length;
 	__u32 id;
-	__u32 __reserved;
+	__u32 dev_index;
 	__aligned_u64 mmap_offset;
 };
 
@@ -454,8 +468,10 @@ struct mwin_window_renew {
  * @nr_windows: out, windows cut from the region
  * @length: out, bytes
  * @mmap_offset: out, mmap() offset on /dev/mwin
- * @rflags: out, MWIN_CREATE_FD_OWNED as created
- * @__reserved: must be 0
+ * @rflags: out, MWIN_CREATE_FD_OWNED and MWIN_REGION_NEAR_DEV as created
+ * @node: out, the NUMA node its pages were allocated on when created
+ *	MWIN_REGION_NEAR_DEV; -1 when created without it or when the
+ *	device's node is not known. In: must be 0 (it was a reserved field)
  */
 struct mwin_region_info {
 	__u32 size;
@@ -465,7 +481,7 @@ struct mwin_region_info {
 	__aligned_u64 length;
 	__aligned_u64 mmap_offset;
 	__u32 rflags;
-	__u32 __reserved;
+	__s32 node;
 };
 
 /**
