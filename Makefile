@@ -130,8 +130,14 @@ MWCORE := selftests/conformance/mwcore.c
 $(BUILD)/selftests/mwin_conformance: EXTRA_SRCS := $(MWCORE)
 $(BUILD)/selftests/mwin_conformance: $(MWCORE)
 
+# mwin_faults keeps its tests; its framework is in selftests/faults/
+FAULTS_SRCS := $(wildcard selftests/faults/*.c)
+$(BUILD)/selftests/mwin_faults: EXTRA_SRCS := $(FAULTS_SRCS)
+$(BUILD)/selftests/mwin_faults: $(FAULTS_SRCS)
+
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
-		$(LIBS_A) $(wildcard selftests/conformance/*.h) $(KSRC)/.stamp
+		$(LIBS_A) $(wildcard selftests/conformance/*.h) \
+		$(wildcard selftests/faults/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -ljson-c -lpthread
 
