@@ -3,7 +3,8 @@
  * Run the tools (build/tools/mwctl and mwpeer, or $MWCTL and $MWPEER) as
  * programs, as a user would, and read what they print: their exit status,
  * stdout and stderr, their text lines ("key value" pairs) and their JSON
- * documents (a small parser). Shared by mwin_mwctl.c and mwin_observe.c.
+ * documents (read with json-c). Shared by the mwin_mwctl*.c tests and
+ * mwin_observe.c.
  */
 #ifndef _MWCTL_RUN_H
 #define _MWCTL_RUN_H
