@@ -135,9 +135,13 @@ FAULTS_SRCS := $(wildcard selftests/faults/*.c)
 $(BUILD)/selftests/mwin_faults: EXTRA_SRCS := $(FAULTS_SRCS)
 $(BUILD)/selftests/mwin_faults: $(FAULTS_SRCS)
 
+# mwin_fuzz's fuzzers, traffic peers and stranger, apart from its test
+FUZZ := selftests/fuzz/fuzz.c
+$(BUILD)/selftests/mwin_fuzz: EXTRA_SRCS := $(FUZZ)
+$(BUILD)/selftests/mwin_fuzz: $(FUZZ)
+
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
-		$(LIBS_A) $(wildcard selftests/conformance/*.h) \
-		$(wildcard selftests/faults/*.h) $(KSRC)/.stamp
+		$(LIBS_A) $(wildcard selftests/*/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -ljson-c -lpthread
 

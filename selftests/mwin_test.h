@@ -18,7 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * A helper file linked into a test binary (EXTRA_SRCS in the Makefile),
+ * with no TEST of its own, defines MWIN_TEST_HELPER first: it gets the
+ * helpers without the harness, whose runner belongs to the test's file.
+ */
+#ifndef MWIN_TEST_HELPER
 #include "kselftest_harness.h"
+#endif
 #include "libmwin.h"
 #include <mwin/peer.h>
 
