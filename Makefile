@@ -135,6 +135,14 @@ FAULTS_SRCS := $(wildcard selftests/faults/*.c)
 $(BUILD)/selftests/mwin_faults: EXTRA_SRCS := $(FAULTS_SRCS)
 $(BUILD)/selftests/mwin_faults: $(FAULTS_SRCS)
 
+# The tests that run mwctl and mwpeer as programs (selftests/mwctl_run.h):
+# a new one goes in this list too
+MWCTL_RUN := selftests/mwctl_run.c
+MWCTL_RUN_TESTS := $(filter $(BUILD)/selftests/mwin_mwctl%,$(SELFTESTS)) \
+	$(BUILD)/selftests/mwin_observe
+$(MWCTL_RUN_TESTS): EXTRA_SRCS := $(MWCTL_RUN)
+$(MWCTL_RUN_TESTS): $(MWCTL_RUN)
+
 # mwin_fuzz's fuzzers, traffic peers and stranger, apart from its test
 FUZZ := selftests/fuzz/fuzz.c
 $(BUILD)/selftests/mwin_fuzz: EXTRA_SRCS := $(FUZZ)

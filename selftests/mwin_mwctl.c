@@ -14,6 +14,8 @@
  * mwctl_run.h; FIXTURE(mw): mwctl_fixture.h.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+
 #include "mwctl_fixture.h"
 
 /*

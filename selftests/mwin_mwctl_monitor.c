@@ -7,6 +7,8 @@
  * mwctl_fixture.h.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <signal.h>
 #include <sys/syscall.h>
 
 #include "mwctl_fixture.h"

@@ -11,6 +11,8 @@
  * them, so that a test killed by its timeout leaves none to the next.
  */
 #define _GNU_SOURCE
+#include <poll.h>
+
 #include "mwctl_run.h"
 #include "mwin_trace.h"
 

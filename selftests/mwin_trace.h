@@ -8,6 +8,7 @@
 #ifndef _MWIN_TRACE_H
 #define _MWIN_TRACE_H
 
+#include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
