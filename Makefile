@@ -124,11 +124,12 @@ $(KSRC)/.stamp: | deps
 
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
 
-# mwin_conformance's reference side is in a file of its own, shared with
-# the crash-case program (selftests/conformance.sh)
-MWCORE := selftests/conformance/mwcore.c
-$(BUILD)/selftests/mwin_conformance: EXTRA_SRCS := $(MWCORE)
-$(BUILD)/selftests/mwin_conformance: $(MWCORE)
+# mwin_conformance's helpers: its reference side (mwcore.c, shared with the
+# crash-case program of selftests/conformance.sh), the two sides a case
+# runs on, and the key-guessing case with its threads
+CONF_SRCS := $(addprefix selftests/conformance/,mwcore.c side.c key_guess.c)
+$(BUILD)/selftests/mwin_conformance: EXTRA_SRCS := $(CONF_SRCS)
+$(BUILD)/selftests/mwin_conformance: $(CONF_SRCS)
 
 # mwin_faults keeps its tests; its framework is in selftests/faults/
 FAULTS_SRCS := $(wildcard selftests/faults/*.c)
