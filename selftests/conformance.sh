@@ -8,7 +8,8 @@
 #     oopses rxe 6.1 on purpose) into build/conformance/;
 #  2. boots the VM once for build/selftests/mwin_conformance (via
 #     selftests/run-vm.sh: module loaded, the binary run, module unloaded),
-#     which writes build/vm/out/conformance.{md,csv};
+#     whose "# conf:" lines selftests/conformance/table.awk turns into the
+#     table, build/vm/out/conformance-KVER.{md,csv};
 #  3. boots the VM once per crash case (crash_mw local, crash_mw remote)
 #     and records what the guest kernel did;
 #  4. merges the crash results into the table, prints it, and writes the
@@ -62,15 +63,15 @@ table() {
 	[ "$k" = "$first" ] || kdir=$top/build/vm/k/$k
 
 	# ---- 2. the main table
-	rm -f "$out/conformance.md" "$out/conformance.csv"
 	start=$(date +%s)
 	MWIN_CHECK_LOG=$klog MWIN_CHECK_TIMEOUT=${MWIN_CONF_TIMEOUT:-900} \
 		MWIN_TESTS=$bin MWIN_CHECK_KERNELS=$k bash selftests/run-vm.sh
 	main_rc=$?
 	main_secs=$(( $(date +%s) - start ))
 	md=$out/conformance-$k.md
-	mv -f "$out/conformance.md" "$md" 2>/dev/null
-	mv -f "$out/conformance.csv" "$out/conformance-$k.csv" 2>/dev/null
+	rm -f "$md" "$out/conformance-$k.csv"
+	awk -v md="$md" -v csv="$out/conformance-$k.csv" \
+		-f selftests/conformance/table.awk "$klog"
 
 	# ---- 3. one boot per crash case
 	if [ "${MWIN_CONF_CRASH:-1}" != 0 ]; then

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The conformance table from mwin_conformance's output (its TAP, or a
+# console log holding it):
+#
+#	awk -v md=FILE.md -v csv=FILE.csv -f table.awk LOG
+#
+# Each case test prints its row as "# conf: CASE FIELD VALUE" lines:
+# title, expect and note before it runs; mwin, core (the rdma-core Type 2
+# MW) and t1 (Type 1) as "VERDICT TEXT" when each side is done; seconds at
+# the end. A case without "seconds" did not finish: its mwin cell says so
+# and counts as a difference. Rows are numbered in the order the cases
+# ran. Writes nothing when LOG has no case.
+
+BEGIN {
+	mark["as-IB"] = "= "
+	mark["documented"] = "~ "
+	mark["DIFFERS"] = "! "
+	mark["setup-failed"] = "? "
+}
+
+{ sub(/\r$/, "") }
+
+$1 == "#" && $2 == "conf:" && NF >= 4 {
+	id = $3
+	field = $4
+	value = $0
+	sub(/^# conf: [^ ]+ [^ ]+ ?/, "", value)
+	if (!(id in row))
+		row[id] = ++n
+	ids[row[id]] = id
+	if (field == "mwin" || field == "core" || field == "t1") {
+		verdict[id, field] = value
+		sub(/ .*/, "", verdict[id, field])
+		sub(/^[^ ]+ ?/, "", value)
+	}
+	cell[id, field] = value
+}
+
+function quoted(s) {
+	gsub(/"/, "\"\"", s)
+	return "\"" s "\""
+}
+
+function word(v) {
+	return v == "" ? "not-run" : v
+}
+
+END {
+	if (!n)
+		exit
+	print "| # | case | expected IB | mwin | rdma-core MW | note |" > md
+	print "|---|------|-------------|------|--------------|------|" > md
+	print "n,id,case,expected,mwin_verdict,mwin,core_verdict,core,t1,note,seconds" > csv
+	for (i = 1; i <= n; i++) {
+		id = ids[i]
+		if (!((id, "seconds") in cell)) {
+			cell[id, "mwin"] = "did not finish"
+			verdict[id, "mwin"] = "DIFFERS"
+			cell[id, "seconds"] = "0.0"
+		}
+		vm = verdict[id, "mwin"]
+		vc = verdict[id, "core"]
+		core = mark[vc] cell[id, "core"]
+		if (cell[id, "t1"] != "")
+			core = mark[vc] "T2B: " cell[id, "core"] " · T1: " cell[id, "t1"]
+		printf "| %d | %s | %s | %s%s | %s | %s |\n", i, cell[id, "title"],
+		       cell[id, "expect"], mark[vm], cell[id, "mwin"], core,
+		       cell[id, "note"] > md
+		printf "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", i, id,
+		       quoted(cell[id, "title"]), quoted(cell[id, "expect"]),
+		       word(vm), quoted(cell[id, "mwin"]), word(vc),
+		       quoted(cell[id, "core"]), quoted(cell[id, "t1"]),
+		       quoted(cell[id, "note"]), cell[id, "seconds"] > csv
+	}
+	print "" > md
+	print "Legend: `=` as expected by IB, `~` differs as mwin documents (stricter), `!` differs, `?` could not be set up." > md
+}
