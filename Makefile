@@ -136,13 +136,17 @@ FAULTS_SRCS := $(wildcard selftests/faults/*.c)
 $(BUILD)/selftests/mwin_faults: EXTRA_SRCS := $(FAULTS_SRCS)
 $(BUILD)/selftests/mwin_faults: $(FAULTS_SRCS)
 
-# The tests that run mwctl and mwpeer as programs (selftests/mwctl_run.h):
-# a new one goes in this list too
-MWCTL_RUN := selftests/mwctl_run.c
-MWCTL_RUN_TESTS := $(filter $(BUILD)/selftests/mwin_mwctl%,$(SELFTESTS)) \
-	$(BUILD)/selftests/mwin_observe
-$(MWCTL_RUN_TESTS): EXTRA_SRCS := $(MWCTL_RUN)
-$(MWCTL_RUN_TESTS): $(MWCTL_RUN)
+# What any test may use beside mwin_test.h, built once: running mwctl and
+# mwpeer as programs (selftests/mwctl_run.h). A test links only what it
+# calls.
+TEST_A := $(BUILD)/selftests/lib/libtest.a
+$(BUILD)/selftests/lib/%.o: selftests/%.c $(wildcard selftests/*.h) \
+		$(LIB_HDRS) $(KSRC)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(SELFTEST_CFLAGS) -c -o $@ $<
+$(TEST_A): $(BUILD)/selftests/lib/mwctl_run.o
+	rm -f $@
+	$(AR) rcs $@ $^
 
 # mwin_fuzz's fuzzers, traffic peers and stranger, apart from its test
 FUZZ := selftests/fuzz/fuzz.c
@@ -150,9 +154,10 @@ $(BUILD)/selftests/mwin_fuzz: EXTRA_SRCS := $(FUZZ)
 $(BUILD)/selftests/mwin_fuzz: $(FUZZ)
 
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
-		$(LIBS_A) $(wildcard selftests/*/*.h) $(KSRC)/.stamp
+		$(TEST_A) $(LIBS_A) $(wildcard selftests/*/*.h) $(KSRC)/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(LIBS_A) $(RDMA_LIBS) -ljson-c -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(TEST_A) $(LIBS_A) \
+		$(RDMA_LIBS) -ljson-c -lpthread
 
 selftests: $(SELFTESTS)
 

@@ -15,24 +15,10 @@
 
 #include <stdarg.h>
 
-#ifdef FAULTS_MAIN
-#include "../mwin_test.h"
-#else
-/*
- * A helper file has the harness for TH_LOG, EXPECT_* and ASSERT_* on the
- * test's _metadata, not to run it: its runner goes unused, and the four
- * symbols it defines without static are weak here, so that the linker
- * takes those of mwin_faults.c, the one file with tests.
- */
-#pragma weak _fixture_global
-#pragma weak __active_test
-#pragma weak __wait_for_test
-#pragma weak __run_test
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#include "../mwin_test.h"
-#pragma GCC diagnostic pop
+#ifndef FAULTS_MAIN
+#define MWIN_TEST_HELPER	/* one of the helper files: see mwin_test.h */
 #endif
+#include "../mwin_test.h"
 
 #define NPEERS		3
 #define SMOKE		NPEERS		/* slot of the fresh peer */
