@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "mwin_test.h"
+#include "mwctl_run.h"
 
 #define DEV		"rxe0"
 #define REGION_LEN	(1UL << 20)
@@ -26,7 +26,7 @@ FIXTURE(numa)
 {
 	int fd;
 	struct mwin_dev_info dev;
-	uint32_t regions[2];
+	uint32_t regions[3];
 	int n;
 };
 
@@ -231,6 +231,31 @@ TEST_F(numa, pages_on_device_node)
 					make_region(_metadata, self, true)));
 	EXPECT_EQ(other, region_node(self->fd,
 				     make_region(_metadata, self, false)));
+}
+
+/* mwctl region create near DEV, and the node it prints. */
+TEST_F(numa, mwctl_near)
+{
+	int node = sysfs_dev_node(DEV);
+	struct run r = { 0 };
+	jv *j;
+
+	RUN(&r, "-j region create size 64K near %s", DEV);
+	EXPECT_OK(&r);
+	j = jparse(r.out);
+	ASSERT_NE(NULL, j);
+	self->regions[self->n++] = (uint32_t)jnum(j, "id");
+	if (node >= 0) {
+		EXPECT_EQ(node, (int)jnum(j, "node"));
+	} else {
+		EXPECT_EQ(NULL, jget(j, "node"));
+	}
+	jfree(j);
+	EXPECT_EQ(node, reported_node(self->fd, self->regions[self->n - 1]));
+
+	RUN(&r, "region create size 64K near nosuchdev");
+	EXPECT_ERR(&r, 2, "mwctl: no RDMA device nosuchdev (mwctl dev show lists them)");
+	run_free(&r);
 }
 
 TEST_HARNESS_MAIN
