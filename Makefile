@@ -214,8 +214,8 @@ bench: vm-modules tools
 qualify: modules tools selftests $(BUILD)/tools/mwbench
 	$(if $(filter 0,$(shell id -u)),,sudo) bash $(TOP)/tools/qualify.sh $(QUALIFY_ARGS)
 
-$(BUILD)/tools/mwbench: tools/bench/mwbench.c tools/bench/lease.c tools/bench/peerlib.c \
-		tools/bench/mwbench.h $(LIB_HDRS) $(LIBS_A)
+$(BUILD)/tools/mwbench: $(wildcard tools/bench/*.c) tools/bench/mwbench.h \
+		$(LIB_HDRS) $(LIBS_A)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_A) $(RDMA_LIBS) -lpthread -lm
 

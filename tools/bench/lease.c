@@ -32,7 +32,6 @@
 
 #include "mwbench.h"
 
-#define INV_FLOOR_PATH "/sys/kernel/debug/mwin_bench/invalidate"
 #define FLOOR_ROUNDS 11
 #define FLOOR_OPS 32
 /*

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mwbench: what its sections share across files. mwbench.c holds the
- * helpers, the peers, the results and the report; a section in a file of
- * its own (lease.c) measures through them and adds its results there.
+ * mwbench: what its files share. mwbench.c holds the options, the helpers,
+ * the results and the rxe counters; peers.c the connections; rr.c the
+ * round robin; each section (ctl.c, batch.c, data.c, trace.c, lease.c,
+ * peerlib.c, scale.c) measures through them and adds its
+ * results there; report.c prints them and the targets.
  */
 #ifndef _MWBENCH_H
 #define _MWBENCH_H
@@ -13,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 #include <mwin/peer.h>
 
 #include "libmwin.h"
@@ -32,14 +36,52 @@
  */
 #define PEER_RECV_DEPTH 8192	/* MWPEER_MAX_RECV_DEPTH */
 
+/* ------------------------------------------------------------ options */
+
+struct mwbench_opts {
+	const char *host;
+	const char *dev;
+	const char *out;
+	int trials;		/* trials per figure */
+	int ops;		/* operations per trial (control path) */
+	unsigned int scale_max;	/* largest live-window count */
+	unsigned int revoke_windows;
+	int revoke_trials;
+	unsigned int leases;	/* lateness: leases, each expiring alone */
+	unsigned int expiry_windows;	/* mass expiry: windows */
+	const char *only;	/* comma-separated sections, NULL for all */
+};
+
+extern struct mwbench_opts opt;
 extern int mfd;			/* /dev/mwin */
 extern unsigned int max_windows;
+
+/* what the sections measure at, and the report prints */
+#define NR_SIZES	6
+#define NR_BATCH	4
+#define NR_DP		8
+#define NR_SCALE	3
+extern const uint64_t ctl_sizes[NR_SIZES];	/* window sizes, ctl */
+extern const int batch_sizes[NR_BATCH];		/* operations per call */
+extern const size_t dp_sizes[NR_DP];		/* message sizes, data */
+extern const unsigned int scale_counts[NR_SCALE];	/* live windows */
+
+#define MAX_TRIALS 64
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ helpers */
 
 uint64_t now_ns(void);
 __attribute__((format(printf, 1, 2)))
 void say(const char *fmt, ...);
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
+/* "4 KiB", "1 GiB", "64 B" */
+const char *size_str(uint64_t b, char buf[24]);
+/* a small deterministic generator: the same windows in every run */
+uint32_t rng(void);
+/* /proc/meminfo's @key in KiB, or -1 */
+long meminfo_kb(const char *key);
 
 /* --------------------------------------------------------- statistics */
 
@@ -76,10 +118,28 @@ const struct result *find(const char *section, const char *metric,
 			  uint64_t size, int batch);
 /* the median, or NAN when there is no such figure */
 double med(const char *section, const char *metric, uint64_t size, int batch);
+/* take back the last results of @section with @batch */
+void drop_results(const char *section, int batch);
+
+/* every result so far, in the order added (the report reads them) */
+extern struct result *results;
+extern size_t nr_results;
+/* times the module tore a peer down and a section made a new one */
+extern unsigned int peer_losses;
 
 /* ------------------------------------------------------ mwin and peers */
 
+#define FLOOR_PATH	"/sys/kernel/debug/mwin_bench/rebind"
+#define INV_FLOOR_PATH	"/sys/kernel/debug/mwin_bench/invalidate"
+
 int region_create(uint64_t len, uint32_t *id);
+/* WINDOW_CREATE with MWIN_WINDOW_OVERLAP; *@out: the bind made */
+int win_create(uint32_t region, uint32_t peer, uint64_t off, uint64_t len,
+	       uint32_t access, struct mwin_window_bind *out);
+/* WINDOW_REBIND with MWIN_WINDOW_OVERLAP; *@rkey: the new rkey */
+int win_rebind_key(uint32_t id, uint64_t off, uint64_t len, uint32_t access,
+		   uint32_t *rkey);
+int win_rebind(uint32_t id, uint64_t off, uint64_t len, uint32_t access);
 /* MWIN_WINDOW_BATCH: the call's result; per-entry failures in *failed */
 int win_batch(struct mwin_batch_op *ops, uint32_t n, uint32_t *failed);
 
@@ -104,6 +164,47 @@ struct peer *peer_connect(void);
 void peer_pause(struct peer *p);
 void peer_close(struct peer *p);
 bool peer_alive(const struct peer *p);
+/* messages the module sent @p against those its thread took in */
+void peer_check(struct peer *p, const char *when);
+
+/*
+ * One side of a loopback RC connection made with RDMA CM (peers.c), for
+ * the baselines the module is measured against (userspace memory windows
+ * and MRs): not a peer of the module. The send CQ belongs to the thread
+ * that posts.
+ */
+struct conn {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	bool own_pd;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	uint8_t *mem;		/* data buffer, then the receive slots */
+	size_t buf_size, mem_size;
+	struct ibv_mr *mr;
+	unsigned int recv_depth;
+	uint64_t wr_seq;
+};
+
+/*
+ * A loopback pair on the device: the client initiates, the server's buffer
+ * is the target.
+ */
+struct loop {
+	struct rdma_event_channel *lch;
+	struct rdma_cm_id *listen;
+	struct conn *cli, *srv;
+};
+
+/* a pair with buffers of @cli_buf and @srv_buf bytes: 0 or a -errno */
+int loop_open(struct loop *l, size_t cli_buf, size_t srv_buf);
+void loop_close(struct loop *l);
+/* wait for the completion of wr_id @want on @c's send CQ (busy poll) */
+int wait_send(struct conn *c, uint64_t want);
+/* the access flags of a baseline MR, remote write or not */
+int mr_access(bool write);
 
 /* What the data path posts on and polls: a QP, its send CQ, a buffer. */
 struct dp_qp {
@@ -116,6 +217,8 @@ struct dp_qp {
 
 /* the paused peer @p's QP and buffer, those libmwinpeer posts on */
 struct dp_qp peer_dp(struct peer *p);
+/* ... and the loopback client @c's */
+struct dp_qp conn_dp(struct conn *c);
 /*
  * @count RDMA READs or WRITEs of @len bytes on @q, @depth in flight, each
  * signaled, with ibv_post_send() and ibv_poll_cq(). @lat_us: if not NULL
@@ -131,15 +234,80 @@ uint64_t dp_run(const struct dp_qp *q, enum ibv_wr_opcode op, uint32_t rkey,
  * negative errno.
  */
 int64_t floor_run_at(const char *path, uint32_t win, int ops);
+/* the same through "rebind": LOCAL_INV + REG_MR */
+int64_t floor_run(uint32_t win, int ops);
 
 /* ------------------------------------------------------ rxe counters */
 
 #define NR_CNT 9
 
 void cnt_read(long long *v);
+/* log the counters' growth since @before as @section's */
 void cnt_section(const char *section, const long long *before);
+void cnt_csv(FILE *f);
+void cnt_report(FILE *out);
+/* the device's sent_pkts alone: every packet rxe built, ACKs included */
+long long pkts_read(void);
 
-#define MAX_TRIALS 64
+/* ----------------------------------------------------------------- rr.c */
+
+/* A trial: @ops operations; returns the ns timed, or a negative errno. */
+typedef int64_t (*trial_fn)(void *ctx, int ops);
+
+struct rr_method {
+	const char *metric;
+	trial_fn fn;
+	bool on;
+	bool slow;	/* ibv_reg_mr: 8 ops a trial, 1 from 16 MiB */
+};
+
+#define RR_MAX 13	/* methods in one round robin */
+
+/* whether the peer was lost; if so, a new one and the windows again: 0 */
+typedef int (*recover_fn)(void *arg);
+
+void round_robin(const char *section, void **ctxs, const uint64_t *sizes,
+		 int nctx, struct rr_method *m, int nm, const int *trials,
+		 const int *ops, double v[][RR_MAX][MAX_TRIALS],
+		 int err[][RR_MAX], recover_fn recover, void *rarg);
+void rr_results(const char *section, const uint64_t *sizes, int nctx,
+		struct rr_method *m, int nm, const int *trials, const int *ops,
+		double v[][RR_MAX][MAX_TRIALS], int err[][RR_MAX]);
+void rr_ratio(const char *name, const uint64_t *sizes, int nctx, int a, int b,
+	      const int *trials, double v[][RR_MAX][MAX_TRIALS],
+	      int err[][RR_MAX]);
+void rr_ratio_x(const char *name, uint64_t size, int ia, int a, int ib, int b,
+		int trials, double v[][RR_MAX][MAX_TRIALS], int err[][RR_MAX]);
+/* rxe packets per operation of @fn, as a "pkts" result named @metric */
+void pkts_per_op(const char *metric, trial_fn fn, void *ctx, int ops);
+
+/* ------------------------------------------------------------ sections */
+
+void bench_ctl(void);
+void bench_batch(void);
+void bench_data(void);
+void bench_trace(void);
+void bench_scale(void);
+void trace_report(FILE *out);
+void report(FILE *out);
+void write_csv(const char *path);
+
+/* batch.c's windows, which trace.c batches too */
+#define BATCH_WINDOWS 256
+
+struct batch_ctx {
+	uint32_t region, peer;
+	uint32_t ids[BATCH_WINDOWS];	/* for rebind and invalidate */
+	uint32_t tmp[BATCH_WINDOWS];	/* created and destroyed */
+	struct mwin_batch_op ops[BATCH_WINDOWS];
+	uint32_t flip;
+	int per_call;			/* 0: the single calls */
+	int failed_errno;
+};
+
+/* the batch entry @o: @opcode on window @id (create: a new 4 KiB one) */
+void op_fill(struct batch_ctx *c, struct mwin_batch_op *o, uint32_t opcode,
+	     uint32_t id, uint32_t access);
 
 /* ------------------------------------------------------------ lease.c */
 

@@ -80,7 +80,7 @@ make -s -C "$kdir" M="$bench/kmod" KBUILD_EXTRA_SYMBOLS="$bench/Module.symvers" 
 
 say "building mwbench"
 ${CC:-gcc} -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Iuapi -Itools/lib \
-	-o "$bench/mwbench" tools/bench/mwbench.c tools/bench/lease.c tools/bench/peerlib.c \
+	-o "$bench/mwbench" tools/bench/*.c \
 	build/lib/libmwinpeer.a build/lib/libmwin.a \
 	-lrdmacm -libverbs -lcrypto -lpthread -lm || die "mwbench build failed"
 
