@@ -10,6 +10,12 @@
 
 #include "mwbench.h"
 
+/* what a batch does, in the order of the report's rows */
+enum { KIND_REBIND, KIND_INVALIDATE, KIND_CREATE, KIND_DESTROY, NR_KINDS };
+static const char *const batch_kinds[NR_KINDS] = {
+	"rebind", "invalidate", "create", "destroy",
+};
+
 void op_fill(struct batch_ctx *c, struct mwin_batch_op *o, uint32_t opcode,
 	     uint32_t id, uint32_t access)
 {
@@ -142,19 +148,52 @@ static int64_t t_batch_destroy(void *arg, int ops)
 	return batch_pass(c, c->tmp, MWIN_BATCH_DESTROY, c->per_call);
 }
 
+/* the ratio a/b of two modes' figures within each round */
+static void batch_ratio(const char *name, int batch, const double *a,
+			const double *b, int trials)
+{
+	double r[MAX_TRIALS];
+	struct stats s;
+	int t;
+
+	for (t = 0; t < trials; t++)
+		r[t] = a[t] / b[t];
+	s = stats_of(r, trials);
+	add_result("ratio", name, 4 * KiB, batch, &s, 1, "x", NULL);
+}
+
+/*
+ * Within each round: each kind's rate at 64 per call over its single
+ * calls, and a single create against a single (loud) rebind.
+ */
+static void batch_ratios(double v[][1 + NR_BATCH][MAX_TRIALS],
+			 int err[][1 + NR_BATCH], int trials, bool supported)
+{
+	char name[48];
+	int k;
+
+	for (k = 0; k < NR_KINDS && supported; k++) {
+		if (err[k][0] || err[k][3])	/* single, 64 per call */
+			continue;
+		snprintf(name, sizeof(name), "batched 64/single %s rate",
+			 batch_kinds[k]);
+		batch_ratio(name, 64, v[k][0], v[k][3], trials);
+	}
+	if (!err[KIND_CREATE][0] && !err[KIND_REBIND][0])
+		batch_ratio("single create/rebind", 1, v[KIND_CREATE][0],
+			    v[KIND_REBIND][0], trials);
+}
+
 void bench_batch(void)
 {
-	static const char *const kinds[] = {
-		"rebind", "invalidate", "create", "destroy",
-	};
-	static const trial_fn fns[] = {
+	static const trial_fn fns[NR_KINDS] = {
 		t_batch_rebind, t_batch_invalidate, t_batch_create,
 		t_batch_destroy,
 	};
 	/* modes: the single calls, then 1, 8, 64, 256 per call */
-	static double v[4][1 + NR_BATCH][MAX_TRIALS];
-	int err[4][1 + NR_BATCH] = {};
-	int errno_entry[4][1 + NR_BATCH] = {};
+	static double v[NR_KINDS][1 + NR_BATCH][MAX_TRIALS];
+	int err[NR_KINDS][1 + NR_BATCH] = {};
+	int errno_entry[NR_KINDS][1 + NR_BATCH] = {};
 	int trials = opt.trials < 11 ? opt.trials : 11;
 	struct batch_ctx *c = calloc(1, sizeof(*c));
 	long long cnt0[NR_CNT];
@@ -198,7 +237,7 @@ void bench_batch(void)
 
 	for (t = -1; t < trials; t++) {
 redo:
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < NR_KINDS; k++) {
 			for (mo = 0; mo <= NR_BATCH; mo++) {
 				if (err[k][mo] || (mo && !supported))
 					continue;
@@ -210,7 +249,7 @@ redo:
 					recoveries++;
 					peer_losses++;
 					say("batch: the peer was lost during %s %d/call (round %d): new peer, round again",
-					    kinds[k], c->per_call, t);
+					    batch_kinds[k], c->per_call, t);
 					for (i = 0; i < BATCH_WINDOWS; i++) {
 						mwin_window_destroy(mfd, c->ids[i]);
 						mwin_window_destroy(mfd, c->tmp[i]);
@@ -229,7 +268,7 @@ redo:
 				if (ns < 0) {
 					err[k][mo] = (int)ns;
 					errno_entry[k][mo] = c->failed_errno;
-					say("batch %s %d/call: %s%s%s", kinds[k],
+					say("batch %s %d/call: %s%s%s", batch_kinds[k],
 					    c->per_call, strerror((int)-ns),
 					    c->failed_errno ? ": " : "",
 					    c->failed_errno ?
@@ -240,12 +279,12 @@ redo:
 			}
 		}
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < NR_KINDS; k++) {
 		for (mo = 0; mo <= NR_BATCH; mo++) {
 			int per = mo ? batch_sizes[mo - 1] : 1;
 
 			snprintf(name, sizeof(name), "%s %s",
-				 mo ? "batched" : "single", kinds[k]);
+				 mo ? "batched" : "single", batch_kinds[k]);
 			if (mo && !supported) {
 				add_failed("batch", name, 4 * KiB, per, "us/op",
 					   "unsupported (ENOTTY)");
@@ -267,15 +306,8 @@ redo:
 			    name, per, s.med, s.p10, s.p90);
 		}
 	}
-	/* the rate ratio within each round, and the packets per rebind */
+	batch_ratios(v, err, trials, supported);
 	if (supported && !err[0][0] && !err[0][3]) {
-		double r[MAX_TRIALS];
-
-		for (t = 0; t < trials; t++)
-			r[t] = v[0][0][t] / v[0][3][t];
-		s = stats_of(r, trials);
-		add_result("ratio", "batched 64/single rebind rate", 4 * KiB, 64,
-			   &s, 1, "x", NULL);
 		c->per_call = 64;
 		pkts_per_op("batched rebind (64/call)", t_batch_rebind, c,
 			    BATCH_WINDOWS);

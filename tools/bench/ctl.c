@@ -215,6 +215,14 @@ static int64_t t_floor(void *arg, int ops)
 	return floor_run(c->win, ops);
 }
 
+/* the floor's LOCAL_INVs alone, as WINDOW_INVALIDATE's bound */
+static int64_t t_floor_invalidate(void *arg, int ops)
+{
+	struct ctl_ctx *c = arg;
+
+	return floor_run_at(INV_FLOOR_PATH, c->win, ops);
+}
+
 int mr_access(bool write)
 {
 	return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
@@ -487,6 +495,7 @@ void bench_ctl(void)
 		{ "ibv_reg_mr", t_reg_only, true, true },		/* 10 */
 		{ "ibv_rereg_mr", t_rereg, false, true },		/* 11 */
 		{ "mwin rebind, quiet", t_rebind_quiet, true, false },	/* 12 */
+		{ "floor invalidate", t_floor_invalidate, true, false },	/* 13 */
 	};
 	void *ctxp[NR_SIZES];
 	int trials[NR_SIZES], ops[NR_SIZES];
@@ -562,6 +571,11 @@ void bench_ctl(void)
 		add_failed("ctl", "floor rebind", 0, 0, "us/op",
 			   "unavailable (mwin_bench.ko not loaded)");
 	}
+	if (access(INV_FLOOR_PATH, W_OK)) {
+		m[13].on = false;
+		add_failed("ctl", "floor invalidate", 0, 0, "us/op",
+			   "unavailable (mwin_bench.ko not loaded)");
+	}
 
 	/* ibv_rereg_mr: rxe on 6.1 has none; then it stays out */
 	if (t_rereg(&ctx[0], 1) < 0) {
@@ -590,6 +604,9 @@ void bench_ctl(void)
 	if (m[2].on)
 		rr_ratio("quiet/userspace MW", ctl_sizes, NR_SIZES, 12, 2,
 			 trials, v, err);
+	if (m[13].on)
+		rr_ratio("invalidate/floor invalidate", ctl_sizes, NR_SIZES, 4,
+			 13, trials, v, err);
 	rr_ratio("2 peers/1 peer", ctl_sizes, NR_SIZES, 8, 0, trials, v, err);
 	rr_ratio("reg+dereg/mwin", ctl_sizes, NR_SIZES, 9, 0, trials, v, err);
 	rr_ratio("range/rights", ctl_sizes, NR_SIZES, 3, 0, trials, v, err);

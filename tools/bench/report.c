@@ -318,6 +318,28 @@ static void report_detail(FILE *out)
 			y->s.med, y->s.p10, y->s.p90);
 }
 
+/* the floor's LOCAL_INV alone against WINDOW_INVALIDATE, per size */
+static void report_invalidate(FILE *out)
+{
+	char a[48], b[48], c[48], sb[24];
+	size_t i;
+
+	if (!find("ctl", "floor invalidate", ctl_sizes[0], 0))
+		return;
+	fprintf(out, "\nInvalidate against the in-kernel floor's LOCAL_INV alone (mwin_bench.ko's \"invalidate\")\n");
+	fprintf(out, "%-8s %-19s %-19s %s\n", "size", "floor LOCAL_INV",
+		"ioctl invalidate", "invalidate/floor");
+	for (i = 0; i < NR_SIZES; i++) {
+		uint64_t s = ctl_sizes[i];
+
+		fprintf(out, "%-8s %-19s %-19s %s\n", size_str(s, sb),
+			cell("ctl", "floor invalidate", s, 0, a, sizeof(a)),
+			cell("ctl", "mwin invalidate", s, 0, b, sizeof(b)),
+			cell("ratio", "invalidate/floor invalidate", s, 0, c,
+			     sizeof(c)));
+	}
+}
+
 /* ------------------------------------------------------------ targets */
 
 /* A target's figure as this run saw it, and its bound. */
@@ -480,6 +502,19 @@ static const struct target targets[] = {
 	  NULL, peerlib_throughput, NULL, NULL, 0, 0 },
 	{ "library - raw verbs latency, worst", "<= 1 us", 1, true, "us",
 	  peerlib_latency, NULL, NULL, 0, 0 },
+	/* issue 19: a loud rebind (its messages sent) and the rest */
+	{ "loud rebind / in-kernel floor, every size", "<= 2x", 2, true, NULL,
+	  worst_size, "ratio", "mwin/floor", 0, 0 },
+	{ "loud rebind / userspace MW inv+bind, every size", "<= 1.5x", 1.5,
+	  true, NULL, worst_size, "ratio", "mwin/userspace MW", 0, 0 },
+	{ "invalidate / floor's LOCAL_INV alone, worst size", "<= 2x", 2, true,
+	  NULL, worst_size, "ratio", "invalidate/floor invalidate", 0, 0 },
+	{ "create / loud rebind, single ioctls", "<= 1.5x", 1.5, true, NULL,
+	  median_of, "ratio", "single create/rebind", 4 * KiB, 1 },
+	{ "batched create rate, 64/call over single", ">= 3x", 3, false, NULL,
+	  median_of, "ratio", "batched 64/single create rate", 4 * KiB, 64 },
+	{ "batched destroy rate, 64/call over single", ">= 3x", 3, false, NULL,
+	  median_of, "ratio", "batched 64/single destroy rate", 4 * KiB, 64 },
 };
 
 static void report_targets(FILE *out)
@@ -511,6 +546,7 @@ void report(FILE *out)
 	report_ctl(out);
 	report_baselines(out);
 	report_ratios(out);
+	report_invalidate(out);
 	report_pkts(out);
 	report_batch(out);
 	report_data(out);
