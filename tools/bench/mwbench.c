@@ -17,6 +17,8 @@
  *          through a plain userspace MR, from the same initiator code;
  *  trace   where a rebind's time goes: the function_graph tracer over
  *          single rebinds, the floor and a batch;
+ *  parallel (parallel.c) rebinds of 4 peers by 4 callers at once against
+ *          those of one peer by one caller;
  *  scale   create, rebind and destroy rates and memory with 10, 1,000 and
  *          100,000 live windows; revoke-all (PEER_DISCONNECT) of a peer that
  *          holds 10,000 windows;
@@ -36,7 +38,7 @@
  * the results and the rxe counters; peers.c the connections (the module's
  * peers on libmwinpeer, loopback pairs for the baselines) and the data
  * path's loop; rr.c the round robin; each section a file of its own (ctl.c,
- * batch.c, data.c, trace.c, lease.c, peerlib.c, scale.c);
+ * batch.c, data.c, trace.c, lease.c, peerlib.c, parallel.c, scale.c);
  * report.c the CSV, the report and the table of targets. mwbench.h says
  * what they share.
  */
@@ -482,7 +484,8 @@ static void usage(void)
 		"usage: mwbench [--out DIR] [--host ADDR] [--dev NAME] [--trials N] [--ops N]\n"
 		"               [--scale-max N] [--revoke-windows N] [--revoke-trials N]\n"
 		"               [--leases N] [--expiry-windows N]\n"
-		"               [--only ctl,batch,data,scale,trace,lease,peerlib] [--quick]\n");
+		"               [--only ctl,batch,data,scale,trace,lease,peerlib,parallel]\n"
+		"               [--quick]\n");
 	exit(2);
 }
 
@@ -562,6 +565,8 @@ int main(int argc, char **argv)
 		bench_lease(opt.leases, opt.expiry_windows);
 	if (want("peerlib"))
 		bench_peerlib(opt.trials < 15 ? opt.trials : 15);
+	if (want("parallel"))
+		bench_parallel();
 	if (want("scale"))
 		bench_scale();
 

@@ -3,7 +3,7 @@
  * mwbench: what its files share. mwbench.c holds the options, the helpers,
  * the results and the rxe counters; peers.c the connections; rr.c the
  * round robin; each section (ctl.c, batch.c, data.c, trace.c, lease.c,
- * peerlib.c, scale.c) measures through them and adds its
+ * peerlib.c, parallel.c, scale.c) measures through them and adds its
  * results there; report.c prints them and the targets.
  */
 #ifndef _MWBENCH_H
@@ -287,8 +287,10 @@ void bench_ctl(void);
 void bench_batch(void);
 void bench_data(void);
 void bench_trace(void);
+void bench_parallel(void);
 void bench_scale(void);
 void trace_report(FILE *out);
+void parallel_report(FILE *out);
 void report(FILE *out);
 void write_csv(const char *path);
 

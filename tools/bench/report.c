@@ -515,6 +515,8 @@ static const struct target targets[] = {
 	  median_of, "ratio", "batched 64/single create rate", 4 * KiB, 64 },
 	{ "batched destroy rate, 64/call over single", ">= 3x", 3, false, NULL,
 	  median_of, "ratio", "batched 64/single destroy rate", 4 * KiB, 64 },
+	{ "rebind rate, 4 peers x 4 callers over 1 x 1", ">= 1.5x", 1.5, false,
+	  NULL, median_of, "ratio", "4x4/1x1 rebind rate", 4 * KiB, 0 },
 };
 
 static void report_targets(FILE *out)
@@ -557,6 +559,7 @@ void report(FILE *out)
 	report_detail(out);
 	lease_report(out);
 	peerlib_report(out);
+	parallel_report(out);
 	trace_report(out);
 	cnt_report(out);
 	report_targets(out);
