@@ -4,7 +4,7 @@
  * /dev/mwin, a connected peer and a 64 KiB region made with mwctl (the
  * teardown destroys it, and the windows in it); and mk_window(), which
  * makes a window with "mwctl -j window create". Shared by mwin_mwctl.c,
- * mwin_mwctl_windows.c and mwin_mwctl_monitor.c.
+ * mwin_mwctl_windows.c, mwin_mwctl_monitor.c and mwin_mwctl_leases.c.
  */
 #ifndef _MWCTL_FIXTURE_H
 #define _MWCTL_FIXTURE_H

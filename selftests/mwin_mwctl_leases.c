@@ -6,46 +6,18 @@
  * window show prints, and the errors and usage errors of each. The rest
  * of mwctl is mwin_mwctl.c's.
  *
- * A lease of LONG_MS outlives any test, so its time left can be checked;
- * one of SHORT_MS runs out while a test waits for it.
+ * The fixture is mwctl_fixture.h's. A lease of LONG_MS outlives any
+ * test, so its time left can be checked; one of SHORT_MS runs out while a
+ * test waits for it.
  */
 #define _GNU_SOURCE
-#include "mwctl_run.h"
+#include "mwctl_fixture.h"
 
 #define LONG_MS		60000
 #define SHORT_MS	200
 
-FIXTURE(ls)
-{
-	int fd;
-	struct mwpeer *p;
-	uint32_t peer;
-	uint32_t region;	/* 64 KiB; its windows go with it */
-	struct run r;
-};
-
-FIXTURE_SETUP(ls)
-{
-	memset(&self->r, 0, sizeof(self->r));
-	self->fd = mwin_open();
-	ASSERT_LE(0, self->fd);
-	self->p = test_connect();
-	ASSERT_NE(NULL, self->p);
-	self->peer = mwpeer_id(self->p);
-	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 16, 0, &self->region,
-					NULL));
-}
-
-FIXTURE_TEARDOWN(ls)
-{
-	mwin_region_destroy(self->fd, self->region, MWIN_REGION_DESTROY_FORCE);
-	mwpeer_close(self->p);
-	run_free(&self->r);
-	close(self->fd);
-}
-
 /* "-j window create" in the fixture's region for its peer: the new id. */
-static uint32_t mk(struct __test_metadata *_metadata, FIXTURE_DATA(ls) *self,
+static uint32_t mk(struct __test_metadata *_metadata, FIXTURE_DATA(mw) *self,
 		   const char *args)
 {
 	uint32_t id = 0;
@@ -106,7 +78,7 @@ TEST(usage)
  * lease, whatever unit it was given in; show prints the time left, and
  * nothing for a window without a lease.
  */
-TEST_F(ls, create_with_lease)
+TEST_F(mw, create_with_lease)
 {
 	static const struct {
 		const char *arg;
@@ -180,7 +152,7 @@ TEST_F(ls, create_with_lease)
 }
 
 /* once: a flag of the window, shown with -d as the others are */
-TEST_F(ls, once_in_flags)
+TEST_F(mw, once_in_flags)
 {
 	struct mwin_window_info wi;
 	uint32_t once, plain;
@@ -223,7 +195,7 @@ TEST_F(ls, once_in_flags)
  * renew: the same rkey, a later end, told to the peer; it prints the
  * window with its new lease. A grant without a lease gets one.
  */
-TEST_F(ls, renew_pushes_the_lease_back)
+TEST_F(mw, renew_pushes_the_lease_back)
 {
 	struct mwin_window_info wi;
 	struct mwpeer_msg m;
@@ -282,7 +254,7 @@ TEST_F(ls, renew_pushes_the_lease_back)
  * A lease that ran out: its rkey is dead (revoke reason expired), renew
  * says so and fails, rebind grants it again; a one-shot window is gone.
  */
-TEST_F(ls, renew_after_expiry)
+TEST_F(mw, renew_after_expiry)
 {
 	struct mwin_window_info wi;
 	struct mwpeer_msg m;
@@ -342,7 +314,7 @@ TEST_F(ls, renew_after_expiry)
 }
 
 /* renew of a window without a live grant, or of none at all */
-TEST_F(ls, renew_errors)
+TEST_F(mw, renew_errors)
 {
 	uint32_t w;
 
@@ -366,7 +338,7 @@ TEST_F(ls, renew_errors)
  * 2) before anything is done: as many windows, ours as it was, and its
  * peer told nothing.
  */
-TEST_F(ls, bad_durations)
+TEST_F(mw, bad_durations)
 {
 	static const char *const bad[][2] = {
 		{ "0", "mwctl: expires must be at least 1ms" },
