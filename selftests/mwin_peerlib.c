@@ -267,6 +267,48 @@ TEST_F(live, checked_locally)
 	EXPECT_EQ(0, mwpeer_process(self->p, &ev, 1));
 }
 
+/*
+ * A grant whose lease ran out by the local clock is refused here (-ETIME),
+ * also before the module's revoke is taken in; mwpeer_arm() says that
+ * revoke is waiting (1) rather than let the caller sleep on it, and once it
+ * is taken in the window is unknown (-ESTALE).
+ */
+TEST_F(live, lease_runs_out_locally)
+{
+	struct mwin_window_bind b = test_bind(self->region, mwpeer_id(self->p),
+					      0, 4096, MWIN_ACCESS_READ, 0);
+	struct mwpeer_op op = OP(MWPEER_OP_READ, 0, 0, 8);
+	struct mwin_window_info wi;
+	struct mwpeer_event ev;
+	int64_t end;
+
+	b.expires_ms = 300;
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	while (next_event(self->p, &ev) == MWPEER_EV_CONNECTED)
+		;
+	/* the library's deadline is before now + lease_ms */
+	end = test_now_ms() + ev.msg.lease_ms + 1;
+	ASSERT_EQ(MWPEER_EV_GRANT, ev.type);
+	EXPECT_GE(300, ev.msg.lease_ms);
+	EXPECT_LT(0, ev.msg.lease_ms);
+	/* past the lease and its revoke, nothing taken in meanwhile */
+	ASSERT_EQ(0, test_wait_window(self->fd, b.id,
+				      MWIN_WINDOW_INVALIDATED, &wi));
+	while (test_now_ms() < end)
+		usleep(10000);
+	op.window = b.id;
+	EXPECT_EQ(-ETIME, mwpeer_post(self->p, &op));
+	end = test_now_ms() + TEST_TIMEOUT_MS;
+	while (mwpeer_arm(self->p) != 1 && test_now_ms() < end)
+		usleep(10000);
+	EXPECT_EQ(1, mwpeer_arm(self->p));
+	ASSERT_EQ(MWPEER_EV_REVOKE, next_event(self->p, &ev));
+	EXPECT_EQ(b.id, ev.msg.window);
+	EXPECT_EQ(MWIN_REVOKE_EXPIRED, ev.msg.access);
+	EXPECT_EQ(-ESTALE, mwpeer_post(self->p, &op));
+	EXPECT_EQ(0, mwpeer_arm(self->p));
+}
+
 /* MWPEER_MAX_INFLIGHT operations at once, into the caller's memory. */
 TEST_F(live, many_in_flight_complete_in_order)
 {
