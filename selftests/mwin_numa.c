@@ -32,17 +32,9 @@ FIXTURE(numa)
 
 FIXTURE_SETUP(numa)
 {
-	struct mwin_dev_info devs[8];
-	struct mwin_info info;
-	uint32_t i;
-
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mwin_info(self->fd, &info, devs, 8));
-	for (i = 0; i < info.nr_devs && i < 8; i++)
-		if (!strcmp(devs[i].name, DEV))
-			self->dev = devs[i];
-	ASSERT_STREQ(DEV, self->dev.name);
+	ASSERT_TRUE(test_dev(self->fd, DEV, &self->dev));
 }
 
 FIXTURE_TEARDOWN(numa)

@@ -404,8 +404,9 @@ static inline bool test_told_about(struct mwpeer *p, uint8_t type, uint32_t w)
 	return told;
 }
 
-/* RDMA device @name does remote atomics, as the module sees it. */
-static inline bool test_dev_atomics(int fd, const char *name)
+/* RDMA device @name as the module sees it, into @out: false if none. */
+static inline bool test_dev(int fd, const char *name,
+			    struct mwin_dev_info *out)
 {
 	struct mwin_dev_info devs[8];
 	struct mwin_info info;
@@ -413,10 +414,21 @@ static inline bool test_dev_atomics(int fd, const char *name)
 
 	if (mwin_info(fd, &info, devs, 8))
 		return false;
-	for (i = 0; i < info.nr_devs && i < 8; i++)
-		if (!strcmp(devs[i].name, name))
-			return devs[i].caps & MWIN_DEV_CAP_ATOMIC;
+	for (i = 0; i < info.nr_devs && i < 8; i++) {
+		if (!strcmp(devs[i].name, name)) {
+			*out = devs[i];
+			return true;
+		}
+	}
 	return false;
+}
+
+/* RDMA device @name does remote atomics, as the module sees it. */
+static inline bool test_dev_atomics(int fd, const char *name)
+{
+	struct mwin_dev_info dev;
+
+	return test_dev(fd, name, &dev) && (dev.caps & MWIN_DEV_CAP_ATOMIC);
 }
 
 /* ---- tenants ------------------------------------------------------- */
