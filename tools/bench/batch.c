@@ -107,32 +107,37 @@ static int64_t t_batch_rebind(void *arg, int ops)
 	return batch_pass(c, c->ids, MWIN_BATCH_REBIND, c->per_call);
 }
 
+/* @timed over all of @ids (its time), then @undo over them (untimed) */
+static int64_t timed_then_undo(struct batch_ctx *c, uint32_t *ids,
+			       uint32_t timed, uint32_t undo)
+{
+	int64_t ns, r;
+
+	ns = batch_pass(c, ids, timed, c->per_call);
+	if (ns < 0)
+		return ns;
+	r = batch_pass(c, ids, undo, c->per_call);
+	return r < 0 ? r : ns;
+}
+
 /* invalidate all (timed), then re-validate all (untimed) */
 static int64_t t_batch_invalidate(void *arg, int ops)
 {
 	struct batch_ctx *c = arg;
-	int64_t ns, r;
 
 	(void)ops;
-	ns = batch_pass(c, c->ids, MWIN_BATCH_INVALIDATE, c->per_call);
-	if (ns < 0)
-		return ns;
-	r = batch_pass(c, c->ids, MWIN_BATCH_REBIND, c->per_call);
-	return r < 0 ? r : ns;
+	return timed_then_undo(c, c->ids, MWIN_BATCH_INVALIDATE,
+			       MWIN_BATCH_REBIND);
 }
 
 /* create all (timed), then destroy all (untimed) */
 static int64_t t_batch_create(void *arg, int ops)
 {
 	struct batch_ctx *c = arg;
-	int64_t ns, r;
 
 	(void)ops;
-	ns = batch_pass(c, c->tmp, MWIN_BATCH_CREATE, c->per_call);
-	if (ns < 0)
-		return ns;
-	r = batch_pass(c, c->tmp, MWIN_BATCH_DESTROY, c->per_call);
-	return r < 0 ? r : ns;
+	return timed_then_undo(c, c->tmp, MWIN_BATCH_CREATE,
+			       MWIN_BATCH_DESTROY);
 }
 
 /* create all (untimed), then destroy all (timed) */
