@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "mwin_test.h"
@@ -720,26 +721,62 @@ TEST_F(conns, anonymous_peers)
 	EXPECT_EQ(0, test_set_param("max_anon_peers", 64));
 }
 
-/* One source address connects conn_rate times a second at most. */
+/*
+ * One source address connects conn_rate times a second at most. The
+ * attempts go out together, as a burst does: one after another they
+ * would each take longer than a token's refill on a slow (debug) kernel.
+ */
+#define RATE_BURST 6
+
+struct rate_try {
+	pthread_barrier_t *go;
+	int err;
+	int reason;
+};
+
+static void *rate_try(void *arg)
+{
+	struct rate_try *r = arg;
+	struct mwpeer *p;
+
+	pthread_barrier_wait(r->go);
+	p = test_peer_of("acme", key_a, NULL, &r->err);
+	r->reason = p ? mwpeer_reject_reason(p) : 0;
+	mwpeer_close(p);
+	return NULL;
+}
+
 TEST_F(conns, connection_rate)
 {
 	unsigned long old = test_param("conn_rate");
-	int i, ok = 0, limited = 0, err;
-	struct mwpeer *p;
+	struct rate_try r[RATE_BURST] = {};
+	pthread_t t[RATE_BURST];
+	pthread_barrier_t go;
+	int i, ok = 0, limited = 0;
+	double start;
 
 	ASSERT_EQ(0, test_set_param("conn_rate", 2));
 	usleep(1100 * 1000);	/* a full bucket */
-	for (i = 0; i < 6; i++) {
-		p = test_peer_of("acme", key_a, NULL, &err);
-		ok += !err;
-		limited += err == -ECONNREFUSED &&
-			   mwpeer_reject_reason(p) == MWIN_REJECT_RATE;
-		mwpeer_close(p);
+	ASSERT_EQ(0, pthread_barrier_init(&go, NULL, RATE_BURST + 1));
+	for (i = 0; i < RATE_BURST; i++) {
+		r[i].go = &go;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, rate_try, &r[i]));
 	}
+	start = test_now_s();
+	pthread_barrier_wait(&go);
+	for (i = 0; i < RATE_BURST; i++) {
+		pthread_join(t[i], NULL);
+		ok += !r[i].err;
+		limited += r[i].err == -ECONNREFUSED &&
+			   r[i].reason == MWIN_REJECT_RATE;
+	}
+	/* no more than the full bucket and what refilled meanwhile */
+	EXPECT_GE(2 + (int)(2 * (test_now_s() - start)), ok);
+	pthread_barrier_destroy(&go);
 	EXPECT_EQ(0, test_set_param("conn_rate", old));
 	EXPECT_LE(2, ok);
 	EXPECT_LE(1, limited);
-	EXPECT_EQ(6, ok + limited);
+	EXPECT_EQ(RATE_BURST, ok + limited);
 	EXPECT_EQ(limited, rejects(self->fd, self->tenant, MWIN_REJECT_RATE));
 }
 
