@@ -2,13 +2,16 @@
 /*
  * MWIN_WINDOW_BATCH: many window operations in one call.
  *
- * Rebinds that keep their window's peer, MR and range, and invalidations,
- * are chained: the work requests of all such entries for one peer go out in
- * one post, with only the last one signaled, and the caller waits once per
- * peer; their messages to that peer go out together, in as few SENDs as
- * they fit in. Other entries (create, destroy, a rebind to another peer or
- * that needs a new MR) are carried out one by one through the single calls,
- * after the chains before them completed, so entries take effect in order.
+ * Creates, rebinds that keep their window's peer, MR and range,
+ * invalidations, and destroys of bound windows are chained: the work
+ * requests of all such entries for one peer go out in one post, with only
+ * the last one signaled, and the caller waits once per peer; their
+ * messages to that peer go out together, in as few SENDs as they fit in.
+ * A create is made up to its REG_MR before the post, and a destroy is
+ * finished once its LOCAL_INV completed. Other entries (a destroy of an
+ * unbound window, a rebind to another peer or that needs a new MR) are
+ * carried out one by one through the single calls, after the chains
+ * before them completed, so entries take effect in order.
  *
  * A chained window is marked batched rather than locked between its post
  * and its completion (a batch would hold more locks than lockdep allows):
@@ -123,7 +126,66 @@ static void batch_lock(struct batch *b, struct mwin_window *w,
 }
 
 /*
- * Check a rebind or invalidation and get its work requests ready.
+ * Chain a checked entry's work requests: its window, locked by the caller,
+ * is batched from now on.
+ */
+static void batch_add(struct batch *b, struct batch_item *it)
+{
+	struct mwin_window *w = it->w;
+
+	it->chain = batch_chain_of(b, it->p);
+	it->old_rkey = w->rkey;
+	w->wc_status = IB_WC_SUCCESS;
+	it->chain->revokes |= it->inv;
+	if (it->reg) {
+		verbs_prep_reg(w, &it->inv_wr, &it->reg_wr, it->key,
+			       it->op->access);
+		batch_link(it->chain, &it->inv_wr);
+		batch_link(it->chain, &it->reg_wr.wr);
+	} else {
+		verbs_prep_inv(w, &it->inv_wr, it->old_rkey);
+		batch_link(it->chain, &it->inv_wr);
+	}
+	it->chain->n++;
+	it->chain->last_item = it;
+	it->pending = true;
+	w->batched = true;
+	b->pending++;
+}
+
+/* The single call's argument for @op. */
+static struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op)
+{
+	return (struct mwin_window_bind){
+		.flags = op->flags, .id = op->id, .region = op->region,
+		.peer = op->peer, .access = op->access,
+		.offset = op->offset, .length = op->length,
+		.expires_ms = op->expires_ms,
+	};
+}
+
+/*
+ * A create's or rebind's result: @op gets the window's id, rkey and iova;
+ * a new window is finalized (published, its grant sent) at once, as the
+ * batch's results are copied out at its end.
+ */
+static int batch_bound(struct mwin_batch_op *op, struct mwin_ucmd *uc,
+		       int ret)
+{
+	struct mwin_window_bind *bind = uc->cmd;
+
+	if (ret)
+		return ret;
+	if (uc->obj)
+		uc->obj->type->finalize(uc->obj);
+	op->id = bind->id;
+	op->rkey = bind->rkey;
+	op->iova = bind->iova;
+	return 0;
+}
+
+/*
+ * Check a rebind, invalidation or destroy and get its work requests ready.
  * Return: 0 when chained, 1 when it must go through the single call, or
  * the entry's error. A chained window is left batched and unlocked.
  */
@@ -145,11 +207,15 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 		goto out;
 	}
 	if (w->state == MWIN_WINDOW_BROKEN) {
-		ret = -EIO;
+		ret = op->opcode == MWIN_BATCH_DESTROY ? 1 : -EIO;
 		goto out;
 	}
 	it->p = w->peer;
 	it->inv = w->state == MWIN_WINDOW_BOUND;
+	if (op->opcode == MWIN_BATCH_DESTROY) {
+		ret = it->inv ? 0 : 1;	/* no rkey to revoke: the single call */
+		goto chain;
+	}
 	if (op->opcode == MWIN_BATCH_INVALIDATE) {
 		ret = it->inv ? 0 : 2;	/* nothing to revoke: done */
 		if (b->reason != MWIN_REVOKE_EXPIRED)
@@ -198,28 +264,36 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 	it->reg = true;
 
 chain:
-	if (ret)
-		goto out;
-	it->chain = batch_chain_of(b, it->p);
-	it->old_rkey = w->rkey;
-	w->wc_status = IB_WC_SUCCESS;
-	it->chain->revokes |= it->inv;
-	if (it->reg) {
-		verbs_prep_reg(w, &it->inv_wr, &it->reg_wr, it->key, op->access);
-		batch_link(it->chain, &it->inv_wr);
-		batch_link(it->chain, &it->reg_wr.wr);
-	} else {
-		verbs_prep_inv(w, &it->inv_wr, it->old_rkey);
-		batch_link(it->chain, &it->inv_wr);
-	}
-	it->chain->n++;
-	it->chain->last_item = it;
-	it->pending = true;
-	w->batched = true;
-	b->pending++;
+	if (!ret)
+		batch_add(b, it);
 out:
 	mutex_unlock(&w->lock);
 	return ret;
+}
+
+/*
+ * Get a create ready: all but its REG_MR (window_create_prep()), which is
+ * chained. Return: 0, or the entry's error.
+ */
+static int batch_prepare_create(struct batch *b, struct batch_item *it,
+				struct mwin_ucmd *ucmd)
+{
+	struct mwin_window_bind bind = batch_bind_of(it->op);
+	struct mwin_ucmd uc = { .f = ucmd->f, .c = ucmd->c, .cmd = &bind };
+	struct mwin_window *w;
+	int key;
+
+	w = window_create_prep(&uc, &bind, &key);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	mwin_obj_get(&w->obj);	/* the batch's, as window_get()'s */
+	it->w = w;
+	it->p = w->peer;
+	it->key = key;
+	it->reg = true;
+	batch_add(b, it);
+	mutex_unlock(&w->lock);
+	return 0;
 }
 
 /*
@@ -270,9 +344,24 @@ static void batch_wait(struct batch_chain *c)
 	c->error = -ECONNABORTED;
 }
 
-/* Give an entry its result and its peer the messages, as the single call. */
+/* A create's REG_MR ended with @ret: window_create_end() drops the lock. */
+static void batch_finish_create(struct batch_item *it, int ret)
+{
+	struct mwin_window_bind bind = batch_bind_of(it->op);
+	struct mwin_ucmd uc = { .cmd = &bind };
+
+	ret = window_create_end(&uc, it->w, &bind, ret);
+	it->op->result = batch_bound(it->op, &uc, ret);
+}
+
+/*
+ * Give an entry its result and its peer the messages, as the single call.
+ * A destroy succeeds even when its revoke failed, as window_destroy().
+ */
 static void batch_finish(struct batch *b, struct batch_item *it)
 {
+	bool destroy = it->op->opcode == MWIN_BATCH_DESTROY;
+	enum mwin_wire_reason why = destroy ? MWIN_REVOKE_DESTROY : b->reason;
 	struct mwin_window *w = it->w;
 	struct batch_chain *c = it->chain;
 	int status = w->wc_status;
@@ -283,8 +372,16 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		status = c->status;
 	ret = c->error ?: verbs_status_errno(w, status);
 	w->op_ns = c->ns;
+	if (it->op->opcode == MWIN_BATCH_CREATE) {
+		it->pending = false;
+		window_unbatch(w);
+		batch_finish_create(it, ret);
+		return;
+	}
 	if (ret) {
-		it->op->result = window_op_failed(w, ret, it->inv);
+		ret = window_op_failed(w, ret, it->inv);
+		if (!destroy)
+			it->op->result = ret;
 	} else if (it->reg) {
 		window_bound(w, it->op->access, it->inv);
 		lease_set(w, it->op->expires_ms);
@@ -292,12 +389,15 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		it->op->rkey = w->rkey;
 		it->op->iova = window_offset(w);
 	} else {
-		window_invalidated(w, b->reason);
-		window_tell_revoke(w, it->old_rkey, b->reason, NULL);
+		window_invalidated(w, why);
+		window_tell_revoke(w, it->old_rkey, why, NULL);
 	}
 	it->pending = false;
 	window_unbatch(w);
-	mutex_unlock(&w->lock);
+	if (destroy)
+		window_destroy_locked(w);	/* unbound now; drops the lock */
+	else
+		mutex_unlock(&w->lock);
 }
 
 /* Post every chain, wait for them, and finish their entries in order. */
@@ -341,36 +441,17 @@ static void batch_flush(struct batch *b, unsigned int upto)
 /* Carry out one entry through the single calls. */
 static int batch_single(struct mwin_ucmd *batch, struct mwin_batch_op *op)
 {
-	struct mwin_window_bind bind = {
-		.flags = op->flags, .id = op->id, .region = op->region,
-		.peer = op->peer, .access = op->access,
-		.offset = op->offset, .length = op->length,
-		.expires_ms = op->expires_ms,
-	};
+	struct mwin_window_bind bind = batch_bind_of(op);
 	struct mwin_ucmd ucmd = { .f = batch->f, .c = batch->c, .cmd = &bind };
-	int ret;
 
 	switch (op->opcode) {
-	case MWIN_BATCH_CREATE:
-		/* the batch's results are copied out at its end */
-		ret = window_create(&ucmd);
-		if (!ret)
-			ucmd.obj->type->finalize(ucmd.obj);
-		break;
 	case MWIN_BATCH_REBIND:
-		ret = window_rebind(&bind, &batch->c);
-		break;
+		return batch_bound(op, &ucmd, window_rebind(&bind, &batch->c));
 	case MWIN_BATCH_INVALIDATE:
 		return window_invalidate(op->id, &batch->c);
-	default:
+	default:	/* creates are always chained */
 		return window_destroy(op->id, &batch->c);
 	}
-	if (!ret) {
-		op->id = bind.id;
-		op->rkey = bind.rkey;
-		op->iova = bind.iova;
-	}
-	return ret;
 }
 
 /* Is @id named by an entry before @n? */
@@ -434,9 +515,9 @@ static void batch_run(struct batch *b, struct mwin_ucmd *ucmd,
 			it->op->result = -EINVAL;
 			continue;
 		}
-		ret = 1;
-		if (it->op->opcode == MWIN_BATCH_REBIND ||
-		    it->op->opcode == MWIN_BATCH_INVALIDATE) {
+		if (it->op->opcode == MWIN_BATCH_CREATE) {
+			ret = batch_prepare_create(b, it, ucmd);
+		} else {
 			if (!it->w)
 				it->w = window_get(it->op->id, &ucmd->c);
 			ret = it->w ? batch_prepare(b, it, i) : -ENOENT;

@@ -669,9 +669,15 @@ void lease_reap(struct mwin_window *w);
 
 /* window.c */
 int window_create(struct mwin_ucmd *ucmd);
+struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
+				       const struct mwin_window_bind *arg,
+				       int *key);
+int window_create_end(struct mwin_ucmd *ucmd, struct mwin_window *w,
+		      struct mwin_window_bind *arg, int ret);
 int window_rebind(struct mwin_window_bind *arg, const struct mwin_caller *c);
 int window_invalidate(u32 id, const struct mwin_caller *c);
 int window_destroy(u32 id, const struct mwin_caller *c);
+int window_destroy_locked(struct mwin_window *w);
 int window_destroy_obj(struct mwin_window *w);
 void window_finish_destroy(struct mwin_window *w);
 void window_end_once(struct mwin_window *w);

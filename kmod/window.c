@@ -470,26 +470,41 @@ static int window_wait_old_peer(struct mwin_window *w)
 }
 
 /*
- * Bind @w, whose range is set, to @p with @access, granted to @p alone or
- * to @t, @p's tenant. A bound window is invalidated first (new MR), and
- * its grantees told at once, or in the same post (same MR, same
- * grantees): then *@replaced says so and *@old_rkey is the rkey to revoke
- * with the grant. The grant is the caller's to send. A window that fails
- * to bind to a new grantee is granted to nobody.
+ * Undo window_bind_prep() after a failure that posted nothing since the
+ * old key, if any, was revoked: drop the MR and, unless @regrant (@w was
+ * granted to the same tenant before), the tenant. Return: @ret.
  */
-static int window_bind(struct mwin_window *w, struct mwin_peer *p,
-		       struct mwin_tenant *t, u32 access, bool *replaced,
-		       u32 *old_rkey)
+static int window_bind_undo(struct mwin_window *w, bool regrant, bool inv,
+			    int ret)
+{
+	if (inv && window_revoke(w, MWIN_REVOKE_REBIND))
+		return ret;
+	window_detach(w);
+	if (!regrant)
+		window_set_tenant(w, NULL);
+	return ret;
+}
+
+/*
+ * Get @w, whose range is set, ready to bind to @p, granted to @p alone or
+ * to @t, @p's tenant: an MR of @p's PD mapping the range, and a key byte,
+ * spent. A bound window keeps its MR when it can (same PD and grantees,
+ * room for the range, a key byte left): then *@inv says the REG_MR's
+ * LOCAL_INV kills its live rkey. Otherwise its rkey is revoked and its MR
+ * replaced here.
+ *
+ * Return: the key byte, or a negative errno; then @w is as
+ * window_bind_undo() leaves it.
+ */
+static int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
+			    struct mwin_tenant *t, bool *inv)
 {
 	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
-	bool inv = w->state == MWIN_WINDOW_BOUND;
 	bool regrant = w->tenant && w->tenant == t;
 	u32 shift, pages;
 	int key, ret;
 
-	*replaced = false;
-	*old_rkey = w->rkey;
-
+	*inv = w->state == MWIN_WINDOW_BOUND;
 	if (!map) {
 		map = region_map_dev(w->region, p->dev);
 		if (IS_ERR(map))
@@ -519,43 +534,59 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p,
 		if (w->mr)
 			mwin_count(p, MWIN_STAT_MR_REPLACEMENTS, 1);
 		window_detach(w);
-		inv = false;
+		*inv = false;
 		window_set_tenant(w, t);
 		ret = window_attach(w, p, true);
-		if (ret)
-			goto err_tenant;
+		if (ret) {
+			if (!regrant)
+				window_set_tenant(w, NULL);
+			return ret;
+		}
 		w->map = map;
 		ret = verbs_alloc_mr(w, p, window_mr_pages(p->dev, pages));
 		if (ret)
-			goto err_detach;
+			return window_bind_undo(w, regrant, false, ret);
 		key = window_pick_key(w);
 	}
 
 	ret = verbs_map_mr(w, map, shift);
 	if (ret)
-		goto err_detach;
-
+		return window_bind_undo(w, regrant, *inv, ret);
 	set_bit(key, w->keys_used);
 	mwin_count(p, MWIN_STAT_KEYS_SPENT, 1);
+	return key;
+}
+
+/*
+ * Bind @w to @p with @access, as window_bind_prep(). A bound window is
+ * invalidated first (new MR), and its grantees told at once, or in the
+ * same post (same MR, same grantees): then *@replaced says so and
+ * *@old_rkey is the rkey to revoke with the grant. The grant is the
+ * caller's to send. A window that fails to bind to a new grantee is
+ * granted to nobody.
+ */
+static int window_bind(struct mwin_window *w, struct mwin_peer *p,
+		       struct mwin_tenant *t, u32 access, bool *replaced,
+		       u32 *old_rkey)
+{
+	bool regrant = w->tenant && w->tenant == t;
+	bool inv;
+	int key, ret;
+
+	*replaced = false;
+	*old_rkey = w->rkey;
+	key = window_bind_prep(w, p, t, &inv);
+	if (key < 0)
+		return key;
 	ret = verbs_register(w, key, access, inv);
-	if (ret == -EINTR)
-		goto err_detach;	/* nothing was posted */
+	if (ret == -EINTR)	/* nothing was posted */
+		return window_bind_undo(w, regrant, inv, ret);
 	if (ret)
 		return window_op_failed(w, ret, inv);
 
 	window_bound(w, access, inv);
 	*replaced = inv;
 	return 0;
-
-err_detach:
-	/* Nothing was posted since the old key, if any, was revoked. */
-	if (inv && window_revoke(w, MWIN_REVOKE_REBIND))
-		return ret;
-	window_detach(w);
-err_tenant:
-	if (!regrant)
-		window_set_tenant(w, NULL);
-	return ret;
 }
 
 static void window_fill_result(struct mwin_window *w,
@@ -607,9 +638,6 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 	return w;
 }
 
-/* Destroy @w, whose lock the caller took; drops it. */
-static int window_destroy_locked(struct mwin_window *w);
-
 /* The caller has the new window's id: publish it and tell its peer. */
 static void window_finalize(struct mwin_obj *o)
 {
@@ -639,11 +667,6 @@ static void window_abort(struct mwin_obj *o)
 	window_put(w);		/* the call's reference */
 }
 
-/*
- * Create and bind a window. Its id is reserved meanwhile; the window is
- * published and its grant sent once the caller has the id: see struct
- * mwin_ucmd.
- */
 /*
  * The grantee a create or rebind names: peer @arg->peer (*@tp NULL), or
  * tenant @arg->tenant (*@tp), and *@pp the connection of the tenant that
@@ -677,35 +700,60 @@ static void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t)
 		tenant_put(t);
 }
 
-int window_create(struct mwin_ucmd *ucmd)
+/*
+ * A create failed once @w's range was taken: @w dies unpublished, nobody
+ * was told of it. Drops @w->lock. Return: @ret.
+ */
+static int window_create_fail(struct mwin_window *w, int ret)
 {
-	struct mwin_window_bind *arg = ucmd->cmd;
+	w->dead = true;
+	window_unbind(w, MWIN_REVOKE_DESTROY);
+	mutex_unlock(&w->lock);
+	region_remove_range(w->region, &w->range);
+	mwin_obj_unpublish(&w->obj);
+	window_put(w);
+	return ret;
+}
+
+/**
+ * window_create_prep() - the first half of a create: all but the REG_MR
+ * @ucmd: the call
+ * @arg: its argument
+ * @key: out, the key byte to register the window's MR with
+ *
+ * A new window of the caller's, its id reserved (lookups see it only once
+ * it is published: see struct mwin_ucmd), its range taken, attached to the
+ * peer that carries it with its MR mapped (window_bind_prep()).
+ *
+ * Return: the window, locked; or an ERR_PTR, with nothing made.
+ */
+struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
+				       const struct mwin_window_bind *arg,
+				       int *key)
+{
 	struct mwin_region *r;
 	struct mwin_window *w;
 	struct mwin_tenant *t;
 	struct mwin_peer *p;
-	bool replaced;
-	u32 old_rkey;
+	bool inv;
 	int ret;
 
 	r = region_get(arg->region, &ucmd->c);
 	if (!r)
-		return -ENOENT;
+		return ERR_PTR(-ENOENT);
 	ret = window_find_grantee(arg, &ucmd->c, &p, &t) ?:
 	      !peer_takes_grants(p) ? -ENOTCONN :
 	      window_check_dev(p->dev, r, arg);
-	if (ret)
-		goto err_put;
-	w = window_alloc(ucmd, r, arg);
-	if (IS_ERR(w)) {
-		ret = PTR_ERR(w);
-		goto err_put;
+	if (ret) {
+		w = ERR_PTR(ret);
+		goto out_region;
 	}
-	/* Reserved: the id is the window's, lookups see it only when bound. */
+	w = window_alloc(ucmd, r, arg);
+	if (IS_ERR(w))
+		goto out_region;
 	ret = mwin_obj_reserve_id(&w->obj);
 	if (ret)
 		goto err_free;
-
 	/*
 	 * Locked before it is in the region's tree: a forced region destroy
 	 * that finds it there waits until it is published or dead.
@@ -715,35 +763,69 @@ int window_create(struct mwin_ucmd *ucmd)
 				  arg->flags & MWIN_WINDOW_OVERLAP);
 	if (ret) {
 		mutex_unlock(&w->lock);
-		goto err_id;
+		mwin_obj_unpublish(&w->obj);
+		goto err_free;
 	}
-	ret = window_bind(w, p, t, arg->access, &replaced, &old_rkey);
-	if (ret) {
-		w->dead = true;
-		window_unbind(w, MWIN_REVOKE_DESTROY);
-		mutex_unlock(&w->lock);
-		region_remove_range(r, &w->range);
-		goto err_id;
-	}
+	/* the window holds its peer and tenant from here on */
+	*key = window_bind_prep(w, p, t, &inv);
+	if (*key < 0)
+		w = ERR_PTR(window_create_fail(w, *key));
+	window_put_grantee(p, t);
+	return w;
+
+err_free:
+	window_put(w);		/* and the region with it */
+	window_put_grantee(p, t);
+	return ERR_PTR(ret);
+out_region:
+	region_put(r);
+	window_put_grantee(p, t);
+	return w;
+}
+
+/**
+ * window_create_end() - the second half: the REG_MR ended with @ret
+ * @ucmd: the call; its @obj is the window from now on
+ * @w: window_create_prep()'s window, still locked
+ * @arg: the call's argument, given the window's id, rkey and iova
+ * @ret: 0, or verbs_register()'s error
+ *
+ * Drops @w->lock. The window is published and its grant sent when it is
+ * finalized, once the caller has its id.
+ *
+ * Return: 0, or @ret.
+ */
+int window_create_end(struct mwin_ucmd *ucmd, struct mwin_window *w,
+		      struct mwin_window_bind *arg, int ret)
+{
+	if (ret == -EINTR)	/* nothing was posted */
+		window_bind_undo(w, false, false, ret);
+	else if (ret)
+		window_op_failed(w, ret, false);
+	if (ret)
+		return window_create_fail(w, ret);
+	window_bound(w, arg->access, false);
 	lease_set(w, arg->expires_ms);
 	/* The id will hold the initial reference, the call one more. */
 	mwin_obj_get(&w->obj);
 	ucmd->obj = &w->obj;
 	window_fill_result(w, arg);
 	mutex_unlock(&w->lock);
-	window_put_grantee(p, t);
 	return 0;
+}
 
-err_id:
-	mwin_obj_unpublish(&w->obj);
-err_free:
-	window_put(w);
-	window_put_grantee(p, t);
-	return ret;
-err_put:
-	region_put(r);
-	window_put_grantee(p, t);
-	return ret;
+/* Create and bind a window: both halves, with the REG_MR between them. */
+int window_create(struct mwin_ucmd *ucmd)
+{
+	struct mwin_window_bind *arg = ucmd->cmd;
+	struct mwin_window *w;
+	int key;
+
+	w = window_create_prep(ucmd, arg, &key);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	return window_create_end(ucmd, w, arg,
+				 verbs_register(w, key, arg->access, false));
 }
 
 /*
@@ -886,7 +968,8 @@ static void window_teardown_locked(struct mwin_window *w)
 	window_put(w);		/* the id's reference */
 }
 
-static int window_destroy_locked(struct mwin_window *w)
+/* Destroy @w, whose lock the caller took; drops it. */
+int window_destroy_locked(struct mwin_window *w)
 {
 	if (w->dead) {
 		mutex_unlock(&w->lock);

@@ -197,6 +197,130 @@ TEST_F(batch, mixed_entries_take_effect_in_order)
 		  mwpeer_read(self->a, ops[2].rkey, 2 * 8192, NULL, 1));
 }
 
+/*
+ * Creates: their registrations go out as one chain per peer, their grants
+ * after it in as few SENDs as fit; a bad entry fails alone.
+ */
+TEST_F(batch, create_all_in_one_call)
+{
+	struct mwin_batch_op ops[NWIN + 2];
+	struct mwin_info before, after;
+	struct mwpeer_msg m;
+	uint32_t failed = 0;
+	int i, k, sends;
+
+	drain(self->a);
+	drain(self->b);
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	/* into the gaps between the fixture's windows */
+	for (i = 0; i < NWIN; i++) {
+		ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_CREATE, .region = self->region,
+			.peer = mwpeer_id(i % 2 ? self->b : self->a),
+			.offset = i * 8192 + 4096, .length = 4096,
+			.access = MWIN_ACCESS_READ | MWIN_ACCESS_WRITE };
+		self->mem[i * 8192 + 4096] = i;
+	}
+	ops[NWIN] = ops[0];			/* its range is taken now */
+	ops[NWIN + 1] = ops[1];
+	ops[NWIN + 1].region = 999999;
+	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN + 2, &failed));
+	EXPECT_EQ(2, failed);
+	EXPECT_EQ(-EBUSY, ops[NWIN].result);
+	EXPECT_EQ(-ENOENT, ops[NWIN + 1].result);
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_windows + NWIN, after.nr_windows);
+
+	for (k = 0; k < 2; k++) {
+		struct mwpeer *p = k ? self->b : self->a;
+		uint64_t recv = 0;
+
+		for (i = k, sends = 0; i < NWIN; i += 2) {
+			ASSERT_EQ(0, ops[i].result);
+			ASSERT_EQ(0, mwpeer_next_msg(p, &m, TEST_TIMEOUT_MS));
+			EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+			EXPECT_EQ(ops[i].id, m.window);
+			EXPECT_EQ(ops[i].rkey, m.rkey);
+			EXPECT_EQ(i * 8192 + 4096, m.iova);
+			sends += m.recv != recv;
+			recv = m.recv;
+			EXPECT_EQ(IBV_WC_SUCCESS,
+				  mwpeer_read(p, ops[i].rkey, ops[i].iova,
+					      NULL, 1));
+			EXPECT_EQ(i, ((char *)mwpeer_buf(p))[0]);
+		}
+		EXPECT_EQ(NWIN / 2 / MWIN_WIRE_MSGS_PER_SEND, sends);
+		EXPECT_EQ(0, drain(p));
+		EXPECT_EQ(0, mwpeer_proto_errors(p, NULL));
+	}
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->b, ops[NWIN - 1].rkey,
+					       ops[NWIN - 1].iova + 4095,
+					       "w", 1));
+	EXPECT_EQ('w', self->mem[NWIN * 8192 - 1]);
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, ops[0].id));
+}
+
+/*
+ * Destroys of bound windows: their revokes go out as one chain per peer,
+ * each window is gone once its rkey is dead, and its range is free again.
+ * An invalidated window and a window twice take the single call's paths.
+ */
+TEST_F(batch, destroy_all_in_one_call)
+{
+	struct mwin_batch_op ops[NWIN + 2];
+	struct mwin_window_bind again;
+	struct mwpeer_msg m;
+	uint32_t failed = 0;
+	int i, k, sends;
+
+	/* last, so that the single call's flush does not split the chains */
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, self->w[NWIN - 1].id));
+	drain(self->a);
+	drain(self->b);
+	for (i = 0; i < NWIN; i++)
+		ops[i] = (struct mwin_batch_op){ .opcode = MWIN_BATCH_DESTROY,
+						 .id = self->w[i].id };
+	ops[NWIN] = ops[5];
+	ops[NWIN + 1] = (struct mwin_batch_op){ .opcode = MWIN_BATCH_DESTROY,
+						.id = 999999 };
+	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN + 2, &failed));
+	EXPECT_EQ(2, failed);
+	for (i = 0; i < NWIN; i++) {
+		EXPECT_EQ(0, ops[i].result);
+		EXPECT_EQ(0, test_window_state(self->fd, self->w[i].id));
+	}
+	EXPECT_EQ(-EINVAL, ops[NWIN].result);	/* a window twice */
+	EXPECT_EQ(-ENOENT, ops[NWIN + 1].result);
+
+	/* each peer: one revoke per bound window, in as few SENDs as fit */
+	for (k = 0; k < 2; k++) {
+		struct mwpeer *p = k ? self->b : self->a;
+		uint64_t recv = 0;
+
+		for (i = sends = 0; i < NWIN / 2 - k; i++) {
+			ASSERT_EQ(0, mwpeer_next_msg(p, &m, TEST_TIMEOUT_MS));
+			EXPECT_EQ(MWIN_WIRE_REVOKE, m.type);
+			EXPECT_EQ(MWIN_REVOKE_DESTROY, m.access);
+			sends += m.recv != recv;
+			recv = m.recv;
+		}
+		EXPECT_EQ(0, drain(p));
+		EXPECT_EQ(NWIN / 2 / MWIN_WIRE_MSGS_PER_SEND, sends);
+		EXPECT_EQ(0, mwpeer_proto_errors(p, NULL));
+	}
+	/* the ranges are the region's again */
+	again = test_bind(self->region, mwpeer_id(self->a), 0, NWIN * 8192,
+			  MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, again.rkey,
+					      NWIN * 8192 - 1, NULL, 1));
+	/* the old keys are dead (each read kills its peer's QP) */
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, self->w[0].rkey, 0, NULL, 1));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->b, self->w[1].rkey, 8192, NULL, 1));
+}
+
 /* A bad entry fails alone; the others are carried out. */
 TEST_F(batch, partial_failure_is_exact)
 {
