@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mwbench's trace section: where a rebind's time goes, from the
- * function_graph tracer over single rebinds, the floor and a batch.
+ * function_graph tracer over single rebinds, the floor and a batch; and
+ * where a batched create's goes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,13 +30,16 @@ struct tnode {
 	size_t cap;
 };
 
-#define TRACE_PARTS 3
+#define TRACE_PARTS 4
 static struct tnode *tnodes;
 static size_t nr_tnodes, cap_tnodes;
 static double trace_root_us[TRACE_PARTS];
 static unsigned long trace_root_calls[TRACE_PARTS];
 static unsigned long trace_ops[TRACE_PARTS];
-/* 0: ioctl rebind, 1: the floor, 2: batched rebind, 64 per call */
+/*
+ * 0: ioctl rebind, 1: the floor, 2: batched rebind, 64 per call,
+ * 3: batched create, 64 per call (their destroys untraced)
+ */
 static int trace_part;
 
 /* write @val to tracefs @file; the kernel may take it a word at a time */
@@ -188,26 +192,55 @@ static void trace_parse(const char *file, const char *out_copy)
 		fclose(o);
 }
 
+/*
+ * One traced batch of 64 entries: rebinds of @ids, or creates, which are
+ * destroyed again with the tracer off.
+ */
+static int trace_batch(struct batch_ctx *bc, const uint32_t *ids,
+		       uint32_t opcode, uint32_t access)
+{
+	uint32_t failed;
+	int k, ret;
+
+	for (k = 0; k < 64; k++)
+		op_fill(bc, &bc->ops[k], opcode, ids[k], access);
+	ret = win_batch(bc->ops, 64, &failed);
+	if (!ret && failed)
+		ret = -EREMOTEIO;
+	if (opcode != MWIN_BATCH_CREATE)
+		return ret;
+	tracefs("tracing_on", "0");
+	for (k = 0; k < 64; k++)
+		if (!bc->ops[k].result)
+			op_fill(bc, &bc->ops[k], MWIN_BATCH_DESTROY,
+				bc->ops[k].id, 0);
+	if (win_batch(bc->ops, 64, &failed) && !ret)
+		ret = -EIO;
+	tracefs("tracing_on", "1");
+	return ret;
+}
+
 void bench_trace(void)
 {
 	static const char *const also[] = {
 		"rxe_post_send", "wait_for_completion_timeout",
 		"schedule_timeout", "down_timeout", "mutex_lock",
+		"ib_alloc_mr", "ib_map_mr_sg",
 	};
 	const int n = 200;
 	static struct batch_ctx bc;
 	struct mwin_window_bind b;
 	char pid[16], out[512];
-	uint32_t region, ids[64], failed;
+	uint32_t region, ids[64];
 	struct peer *p;
 	uint64_t t0;
-	int i, k, ret;
+	int i, ret;
 
 	if (access(TRACEFS "/current_tracer", W_OK)) {
 		say("trace: no tracefs at %s: skipped", TRACEFS);
 		return;
 	}
-	say("trace: function_graph over %d ioctl rebinds, %d floor rebinds and 4 batches of 64 rebinds",
+	say("trace: function_graph over %d ioctl rebinds, %d floor rebinds, 4 batches of 64 rebinds and 4 of 64 creates",
 	    n, n);
 	p = peer_connect();
 	if (!p)
@@ -259,7 +292,7 @@ void bench_trace(void)
 
 	for (trace_part = 0; trace_part < TRACE_PARTS; trace_part++) {
 		static const char *const names[] = {
-			"rebind", "floor", "batch",
+			"rebind", "floor", "batch", "create",
 		};
 		struct stats s = { .n = 1 };
 		double user_us;
@@ -274,17 +307,13 @@ void bench_trace(void)
 		} else if (trace_part == 1) {
 			ret = floor_run(ids[0], n) < 0 ? -EIO : 0;
 		} else {
-			for (i = 0; i < 4 && !ret; i++) {
-				for (k = 0; k < 64; k++)
-					op_fill(&bc, &bc.ops[k],
-						MWIN_BATCH_REBIND, ids[k],
-						i & 1 ? MWIN_ACCESS_READ : RW);
-				ret = win_batch(bc.ops, 64, &failed);
-				if (!ret && failed)
-					ret = -EREMOTEIO;
-			}
+			for (i = 0; i < 4 && !ret; i++)
+				ret = trace_batch(&bc, ids, trace_part == 3 ?
+						  MWIN_BATCH_CREATE :
+						  MWIN_BATCH_REBIND,
+						  i & 1 ? MWIN_ACCESS_READ : RW);
 		}
-		trace_ops[trace_part] = trace_part == 2 ? 256 : n;
+		trace_ops[trace_part] = trace_part >= 2 ? 256 : n;
 		user_us = (now_ns() - t0) / 1e3 / trace_ops[trace_part];
 		tracefs("tracing_on", "0");
 		if (ret) {
@@ -296,7 +325,7 @@ void bench_trace(void)
 		snprintf(out, sizeof(out), "%s/trace-%s.txt", opt.out,
 			 names[trace_part]);
 		trace_parse(TRACEFS "/trace", out);
-		say("trace: %s: %.1f us per rebind seen from userspace (traced)",
+		say("trace: %s: %.1f us per operation seen from userspace (traced)",
 		    names[trace_part], user_us);
 		s.med = s.p10 = s.p90 = s.mean = user_us;
 		add_result("trace", names[trace_part], 4 * KiB, 0, &s,
@@ -330,6 +359,7 @@ void trace_report(FILE *out)
 		"mwin_ioctl: single WINDOW_REBIND",
 		"mwin_bench_rebind: the floor (one call of 200 rebinds)",
 		"mwin_ioctl: MWIN_WINDOW_BATCH of 64 rebinds (4 calls)",
+		"mwin_ioctl: MWIN_WINDOW_BATCH of 64 creates (4 calls; per create)",
 	};
 	size_t i;
 	int part;
@@ -346,7 +376,7 @@ void trace_report(FILE *out)
 
 		if (!trace_root_calls[part] || !per || total <= 0)
 			continue;
-		fprintf(out, "  %s: %.1f us per rebind traced\n", titles[part],
+		fprintf(out, "  %s: %.1f us per operation traced\n", titles[part],
 			total / per);
 		for (i = 0; i < nr_tnodes; i++) {
 			const struct tnode *t = &tnodes[i];
