@@ -372,9 +372,9 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		status = c->status;
 	ret = c->error ?: verbs_status_errno(w, status);
 	w->op_ns = c->ns;
+	it->pending = false;
+	window_unbatch(w);	/* waiters take the lock after this entry */
 	if (it->op->opcode == MWIN_BATCH_CREATE) {
-		it->pending = false;
-		window_unbatch(w);
 		batch_finish_create(it, ret);
 		return;
 	}
@@ -392,8 +392,6 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		window_invalidated(w, why);
 		window_tell_revoke(w, it->old_rkey, why, NULL);
 	}
-	it->pending = false;
-	window_unbatch(w);
 	if (destroy)
 		window_destroy_locked(w);	/* unbound now; drops the lock */
 	else
