@@ -45,8 +45,8 @@ void op_fill(struct batch_ctx *c, struct mwin_batch_op *o, uint32_t opcode,
  * Every window of @ids once, in calls of @per_call entries (0: the single
  * ioctls). Returns the ns spent in the calls.
  */
-static int64_t batch_pass(struct batch_ctx *c, uint32_t *ids, uint32_t opcode,
-			  int per_call)
+int64_t batch_pass(struct batch_ctx *c, uint32_t *ids, uint32_t opcode,
+		   int per_call)
 {
 	uint32_t access = ++c->flip & 1 ? MWIN_ACCESS_READ : RW;
 	struct mwin_window_bind b;

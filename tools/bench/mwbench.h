@@ -310,6 +310,9 @@ struct batch_ctx {
 /* the batch entry @o: @opcode on window @id (create: a new 4 KiB one) */
 void op_fill(struct batch_ctx *c, struct mwin_batch_op *o, uint32_t opcode,
 	     uint32_t id, uint32_t access);
+/* @opcode over all of @ids, @per_call a call (0: single calls): ns or -errno */
+int64_t batch_pass(struct batch_ctx *c, uint32_t *ids, uint32_t opcode,
+		   int per_call);
 
 /* ------------------------------------------------------------ lease.c */
 

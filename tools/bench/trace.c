@@ -192,34 +192,6 @@ static void trace_parse(const char *file, const char *out_copy)
 		fclose(o);
 }
 
-/*
- * One traced batch of 64 entries: rebinds of @ids, or creates, which are
- * destroyed again with the tracer off.
- */
-static int trace_batch(struct batch_ctx *bc, const uint32_t *ids,
-		       uint32_t opcode, uint32_t access)
-{
-	uint32_t failed;
-	int k, ret;
-
-	for (k = 0; k < 64; k++)
-		op_fill(bc, &bc->ops[k], opcode, ids[k], access);
-	ret = win_batch(bc->ops, 64, &failed);
-	if (!ret && failed)
-		ret = -EREMOTEIO;
-	if (opcode != MWIN_BATCH_CREATE)
-		return ret;
-	tracefs("tracing_on", "0");
-	for (k = 0; k < 64; k++)
-		if (!bc->ops[k].result)
-			op_fill(bc, &bc->ops[k], MWIN_BATCH_DESTROY,
-				bc->ops[k].id, 0);
-	if (win_batch(bc->ops, 64, &failed) && !ret)
-		ret = -EIO;
-	tracefs("tracing_on", "1");
-	return ret;
-}
-
 void bench_trace(void)
 {
 	static const char *const also[] = {
@@ -231,10 +203,10 @@ void bench_trace(void)
 	static struct batch_ctx bc;
 	struct mwin_window_bind b;
 	char pid[16], out[512];
-	uint32_t region, ids[64];
+	uint32_t region, ids[64], failed;
 	struct peer *p;
 	uint64_t t0;
-	int i, ret;
+	int i, k, ret;
 
 	if (access(TRACEFS "/current_tracer", W_OK)) {
 		say("trace: no tracefs at %s: skipped", TRACEFS);
@@ -306,16 +278,28 @@ void bench_trace(void)
 						 i & 1 ? MWIN_ACCESS_READ : RW);
 		} else if (trace_part == 1) {
 			ret = floor_run(ids[0], n) < 0 ? -EIO : 0;
+		} else if (trace_part == 2) {
+			for (i = 0; i < 4 && !ret; i++) {
+				for (k = 0; k < 64; k++)
+					op_fill(&bc, &bc.ops[k],
+						MWIN_BATCH_REBIND, ids[k],
+						i & 1 ? MWIN_ACCESS_READ : RW);
+				ret = win_batch(bc.ops, 64, &failed);
+				if (!ret && failed)
+					ret = -EREMOTEIO;
+			}
 		} else {
-			for (i = 0; i < 4 && !ret; i++)
-				ret = trace_batch(&bc, ids, trace_part == 3 ?
-						  MWIN_BATCH_CREATE :
-						  MWIN_BATCH_REBIND,
-						  i & 1 ? MWIN_ACCESS_READ : RW);
+			/* the batch section's pass: 256 creates, 64 a call */
+			ret = batch_pass(&bc, bc.tmp, MWIN_BATCH_CREATE,
+					 64) < 0 ? -EIO : 0;
 		}
 		trace_ops[trace_part] = trace_part >= 2 ? 256 : n;
 		user_us = (now_ns() - t0) / 1e3 / trace_ops[trace_part];
 		tracefs("tracing_on", "0");
+		/* untraced; a failed create pass leaves its windows to the end */
+		if (trace_part == 3 && !ret)
+			ret = batch_pass(&bc, bc.tmp, MWIN_BATCH_DESTROY, 64) < 0 ?
+			      -EIO : 0;
 		if (ret) {
 			say("trace: %s failed: %s", names[trace_part],
 			    strerror(-ret));
