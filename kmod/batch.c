@@ -314,7 +314,9 @@ static int batch_post(struct batch_chain *c)
 	c->last->wr_cqe = &c->cqe;
 	c->last->send_flags = IB_SEND_SIGNALED;
 	c->ns = ktime_get_ns();
-	if (ib_post_send(c->p->qp, c->first, &bad_wr)) {
+	if (c->revokes)
+		verbs_test_stall(c->p);
+	if (ib_post_send(c->p->reg_qp, c->first, &bad_wr)) {
 		peer_cut_off(c->p);
 		if (bad_wr != c->first)
 			return -ETIMEDOUT;	/* its end never completes */

@@ -101,14 +101,19 @@ MODULE_PARM_DESC(revoke_timeout_ms,
 #ifdef MWIN_TEST
 static unsigned int mwin_test_point;
 module_param_named(test_delay_point, mwin_test_point, uint, 0644);
-MODULE_PARM_DESC(test_delay_point, "Test build: where to sleep (enum mwin_test_point)");
+MODULE_PARM_DESC(test_delay_point, "Test build: where to sleep, or the fault to make (enum mwin_test_point)");
 static unsigned int mwin_test_delay_ms;
 module_param_named(test_delay_ms, mwin_test_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_delay_ms, "Test build: how long to sleep there (at most 10000)");
 
+bool mwin_test_at(enum mwin_test_point point)
+{
+	return READ_ONCE(mwin_test_point) == point;
+}
+
 void mwin_test_delay(enum mwin_test_point point)
 {
-	if (READ_ONCE(mwin_test_point) == point)
+	if (mwin_test_at(point))
 		msleep(min(READ_ONCE(mwin_test_delay_ms), 10000U));
 }
 #endif

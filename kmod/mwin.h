@@ -93,9 +93,9 @@
 #define MWIN_WINDOW_CREATE_FLAGS \
 	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET | \
 	 MWIN_WINDOW_ONCE)
-/* Window operations in flight on one QP: bounds the send queue. */
+/* Window operations in flight on one peer: bounds its registration QP. */
 #define MWIN_OPS_DEPTH		64
-/* Kicks of a stalled send queue in flight on one QP (peer_kick()). */
+/* Kicks of a stalled registration QP in flight (peer_kick()). */
 #define MWIN_KICK_DEPTH		4
 /* rkeys a peer may still hand back after they were revoked: a batch's */
 #define MWIN_PEER_REVOKED	MWIN_BATCH_MAX
@@ -133,7 +133,7 @@ extern struct workqueue_struct *mwin_wq;
 /*
  * Race windows a test build (MWIN_TEST=1, see Kbuild) can widen by a
  * sleep, each where a fix of selftests/mwin_delays.c's races made the
- * code safe against what happens meanwhile.
+ * code safe against what happens meanwhile; and one fault it can make.
  */
 enum mwin_test_point {
 	MWIN_TEST_NONE,
@@ -142,12 +142,16 @@ enum mwin_test_point {
 	MWIN_TEST_REMOTE_INV,	/* a hand-back received, not yet handled */
 	MWIN_TEST_MAP_DEV,	/* a bind holds its peer, not mwin_devs_lock */
 	MWIN_TEST_TEARDOWN,	/* a teardown, before it drains the QP */
+	/* not a sleep: a revoke's chain is held by the device (verbs.c) */
+	MWIN_TEST_STALL_REVOKE,
 };
 
 #ifdef MWIN_TEST
 void mwin_test_delay(enum mwin_test_point point);
+bool mwin_test_at(enum mwin_test_point point);
 #else
 static inline void mwin_test_delay(enum mwin_test_point point) { }
+static inline bool mwin_test_at(enum mwin_test_point point) { return false; }
 #endif
 
 /**
@@ -448,8 +452,13 @@ struct mwin_peer {
 	struct ib_cq *recv_cq;
 	/* the completion vector of both CQs: see peer_pick_vector() */
 	u32 comp_vector;
+	/* the connected QP: messages, keepalives, the peer's requests */
 	struct ib_qp *qp;
 	u32 qpn;
+	/* window requests and kicks only: see peer_create_reg_qp() */
+	struct ib_qp *reg_qp;
+	/* never registered: what a kick invalidates (peer_kick()) */
+	struct ib_mr *kick_mr;
 	char dev_name[IB_DEVICE_NAME_MAX];
 	struct sockaddr_storage addr;
 	struct list_head dev_node;
@@ -467,8 +476,8 @@ struct mwin_peer {
 	unsigned long flags;
 #define MWIN_PEER_KILLED	0
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
-#define MWIN_PEER_CUT_OFF	2	/* its QP was moved to ERR */
-#define MWIN_PEER_DRAINED	3	/* the teardown drained its QP */
+#define MWIN_PEER_CUT_OFF	2	/* its QPs were moved to ERR */
+#define MWIN_PEER_DRAINED	3	/* the teardown drained its QPs */
 #define MWIN_PEER_AUTHENTIC	4	/* anonymous, or its tenant proof verified */
 #define MWIN_PEER_NEEDS_PROOF	5	/* its tenant has a key */
 	enum mwin_down_reason down_reason;
@@ -477,7 +486,7 @@ struct mwin_peer {
 	/* the teardown is done with the peer (peer_wait_torn_down()) */
 	struct completion torn_down;
 
-	/* slots for window requests on the send queue: MWIN_OPS_DEPTH */
+	/* slots for window requests on the registration QP: MWIN_OPS_DEPTH */
 	atomic_t ops_free;
 	wait_queue_head_t ops_wait;
 
@@ -718,6 +727,7 @@ unsigned long verbs_timeout(bool revokes);
 long verbs_wait(struct mwin_peer *p, struct completion *done,
 		unsigned long deadline, bool killable);
 bool verbs_flushed(struct completion *done);
+void verbs_test_stall(struct mwin_peer *p);
 int verbs_invalidate(struct mwin_window *w);
 int verbs_register(struct mwin_window *w, u8 key, u32 access, bool revokes);
 void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey);

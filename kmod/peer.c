@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Peers: the RDMA CM listener, one PD, two CQs and an RC QP per accepted
+ * Peers: the RDMA CM listener, one PD, two CQs and two RC QPs per accepted
  * connection, grant and revoke messages, and teardown.
+ *
+ * The connected QP carries the messages and the peer's requests. The
+ * peer's window operations (LOCAL_INV, REG_MR) go on a registration QP in
+ * the same PD that carries nothing else (peer_create_reg_qp()), so that
+ * they never wait behind a message.
  *
  * Sends (window operations and messages) complete on a softirq-polled CQ,
  * the fastest wake-up for a waiting caller. Receives complete on a
@@ -21,10 +26,13 @@
 #include "mwin.h"
 #include "trace.h"
 
-/* window operations, messages, one keepalive, the kicks and the drain */
-#define MWIN_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_SEND_DEPTH + 1 + \
-			 MWIN_KICK_DEPTH + 1)
-#define MWIN_RQ_DEPTH	(MWIN_WIRE_RECV_DEPTH + 1)
+/* messages, one keepalive and the drain */
+#define MWIN_SQ_DEPTH		(MWIN_SEND_DEPTH + 1 + 1)
+#define MWIN_RQ_DEPTH		(MWIN_WIRE_RECV_DEPTH + 1)
+/* window operations (two requests each at most), the kicks and the drain */
+#define MWIN_REG_SQ_DEPTH	(2 * MWIN_OPS_DEPTH + MWIN_KICK_DEPTH + 1)
+/* the drain's */
+#define MWIN_REG_RQ_DEPTH	1
 
 static struct mwin_peer *to_peer(struct mwin_obj *o)
 {
@@ -132,7 +140,8 @@ int peer_wait_torn_down(struct mwin_peer *p)
  *
  * Moves the QP to ERR before returning: the device takes no more requests
  * from the peer, so every rkey granted to it is dead however long its
- * pending work requests take, and those are flushed. Then the peer is torn
+ * pending work requests take. Its registration QP follows, which flushes
+ * the window requests it still holds. Then the peer is torn
  * down. A tenant's peer shares its PD, and so its rkeys, with the
  * tenant's other connections on the device: all of them are cut off.
  */
@@ -144,7 +153,7 @@ void peer_cut_off(struct mwin_peer *p)
 		peer_cut_off_qp(p);
 }
 
-/* peer_cut_off() of @p's QP alone. */
+/* peer_cut_off() of @p's QPs alone. */
 void peer_cut_off_qp(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -153,9 +162,10 @@ void peer_cut_off_qp(struct mwin_peer *p)
 	if (!test_and_set_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
 		trace_mwin_cut_off(p);
 		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
-		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
+		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE) ?:
+		      ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
 		if (ret)
-			pr_err_ratelimited("mwin: peer %u: cannot move its QP to error: %d\n",
+			pr_err_ratelimited("mwin: peer %u: cannot move its QPs to error: %d\n",
 					   p->obj.id, ret);
 		else
 			pr_info_ratelimited("mwin: peer %u cut off: a revoke or registration did not complete in time\n",
@@ -495,10 +505,11 @@ static void peer_keepalive(struct work_struct *work)
  * and its mark, it does not see the mark (do_complete()), and the send
  * queue stalls until something is posted to it again. Nothing may be: the
  * caller waits for that very queue. So a chain that takes longer than it
- * should posts a kick, a zero-length RDMA WRITE like a keepalive, which
- * makes the device look at the queue again (verbs_wait()). Posted behind
- * the chain, it changes nothing for it. A few are in flight at most; when
- * none is left, the chain's own bound still holds.
+ * should posts a kick to the registration QP, which makes the device look
+ * at the queue again (verbs_wait()): a LOCAL_INV of an MR that was never
+ * registered, the one request that QP takes that changes nothing. A few
+ * are in flight at most; when none is left, the chain's own bound still
+ * holds.
  */
 static void peer_kick_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -511,16 +522,17 @@ static void peer_kick_done(struct ib_cq *cq, struct ib_wc *wc)
 
 void peer_kick(struct mwin_peer *p)
 {
-	struct ib_rdma_wr wr = {
-		.wr.wr_cqe = &p->kick_cqe,
-		.wr.opcode = IB_WR_RDMA_WRITE,
-		.wr.send_flags = IB_SEND_SIGNALED,
+	struct ib_send_wr wr = {
+		.wr_cqe = &p->kick_cqe,
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = p->kick_mr->rkey,
 	};
 
 	if (test_bit(MWIN_PEER_KILLED, &p->flags) ||
 	    atomic_dec_if_positive(&p->kicks_free) < 0)
 		return;
-	if (ib_post_send(p->qp, &wr.wr, NULL))
+	if (ib_post_send(p->reg_qp, &wr, NULL))
 		atomic_inc(&p->kicks_free);
 }
 
@@ -733,29 +745,34 @@ static void peer_put_pd(struct mwin_peer *p)
 }
 
 /*
- * The QP is the module's, not the CM's (no rdma_create_qp()), so that it
- * can be moved to RTS with the remote access rights the module chooses:
- * none for a peer that owes a proof. Moved as rdma_accept() would.
+ * The QPs are the module's, not the CM's (no rdma_create_qp()), so that
+ * the connected one can be moved to RTS with the remote access rights the
+ * module chooses: none for a peer that owes a proof. Moved as
+ * rdma_accept() would. The registration QP takes the same path and grants
+ * nothing, ever.
  */
-static int peer_qp_to(struct mwin_peer *p, enum ib_qp_state state,
+static int peer_qp_to(struct mwin_peer *p, struct ib_qp *qp,
+		      enum ib_qp_state state,
 		      const struct rdma_conn_param *param)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
+	bool reg = qp == p->reg_qp;
 	int mask, ret;
 
 	ret = rdma_init_qp_attr(p->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
 	if (state == IB_QPS_INIT && mask & IB_QP_ACCESS_FLAGS) {
-		p->qp_access = attr.qp_access_flags;
-		if (test_bit(MWIN_PEER_NEEDS_PROOF, &p->flags))
+		if (!reg)
+			p->qp_access = attr.qp_access_flags;
+		if (reg || test_bit(MWIN_PEER_NEEDS_PROOF, &p->flags))
 			attr.qp_access_flags = 0;
 	}
 	if (state == IB_QPS_RTR)
-		attr.max_dest_rd_atomic = param->responder_resources;
+		attr.max_dest_rd_atomic = reg ? 0 : param->responder_resources;
 	if (state == IB_QPS_RTS)
-		attr.max_rd_atomic = param->initiator_depth;
-	return ib_modify_qp(p->qp, &attr, mask);
+		attr.max_rd_atomic = reg ? 0 : param->initiator_depth;
+	return ib_modify_qp(qp, &attr, mask);
 }
 
 /* Receives posted, ready to send before the REP tells the peer the QP. */
@@ -765,15 +782,18 @@ static int peer_qp_ready(struct mwin_peer *p,
 	unsigned int i;
 	int ret;
 
-	ret = peer_qp_to(p, IB_QPS_INIT, param);
+	ret = peer_qp_to(p, p->qp, IB_QPS_INIT, param);
 	for (i = 0; !ret && i < MWIN_WIRE_RECV_DEPTH; i++) {
 		p->recvs[i].peer = p;
 		p->recvs[i].index = i;
 		p->recvs[i].cqe.done = peer_recv_done;
 		ret = peer_post_recv(p, &p->recvs[i]);
 	}
-	return ret ?: peer_qp_to(p, IB_QPS_RTR, param) ?:
-	       peer_qp_to(p, IB_QPS_RTS, param);
+	return ret ?: peer_qp_to(p, p->qp, IB_QPS_RTR, param) ?:
+	       peer_qp_to(p, p->qp, IB_QPS_RTS, param) ?:
+	       peer_qp_to(p, p->reg_qp, IB_QPS_INIT, param) ?:
+	       peer_qp_to(p, p->reg_qp, IB_QPS_RTR, param) ?:
+	       peer_qp_to(p, p->reg_qp, IB_QPS_RTS, param);
 }
 
 /*
@@ -790,7 +810,8 @@ static void peer_qp_event(struct ib_event *ev, void *context)
 	mwin_count(p, MWIN_STAT_QP_EVENTS, 1);
 	switch (ev->event) {
 	case IB_EVENT_COMM_EST:
-		rdma_notify(p->cm_id, ev->event);
+		if (ev->element.qp == p->qp)
+			rdma_notify(p->cm_id, ev->event);
 		break;
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_QP_FATAL:
@@ -823,25 +844,11 @@ static u32 peer_pick_vector(struct mwin_dev *dev)
 	return (u32)atomic_inc_return(&dev->next_vector) % nr;
 }
 
-static int peer_create_qp(struct mwin_peer *p)
+/* An RC QP of @p's on its two CQs. */
+static struct ib_qp *peer_new_qp(struct mwin_peer *p, u32 send_wr,
+				 u32 recv_wr)
 {
-	struct ib_device *ibdev = p->dev->ibdev;
 	struct ib_qp_init_attr attr = {};
-	struct ib_qp *qp;
-	int ret;
-
-	ret = peer_get_pd(p);
-	if (ret)
-		return ret;
-	p->comp_vector = peer_pick_vector(p->dev);
-	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH, p->comp_vector,
-				 IB_POLL_SOFTIRQ);
-	if (IS_ERR(p->send_cq))
-		return PTR_ERR(p->send_cq);
-	p->recv_cq = ib_alloc_cq(ibdev, p, MWIN_RQ_DEPTH, p->comp_vector,
-				 IB_POLL_WORKQUEUE);
-	if (IS_ERR(p->recv_cq))
-		return PTR_ERR(p->recv_cq);
 
 	attr.event_handler = peer_qp_event;
 	attr.qp_context = p;
@@ -849,21 +856,74 @@ static int peer_create_qp(struct mwin_peer *p)
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.send_cq = p->send_cq;
 	attr.recv_cq = p->recv_cq;
-	attr.cap.max_send_wr = MWIN_SQ_DEPTH;
-	attr.cap.max_recv_wr = MWIN_RQ_DEPTH;
+	attr.cap.max_send_wr = send_wr;
+	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	qp = ib_create_qp(p->pd, &attr);
+	return ib_create_qp(p->pd, &attr);
+}
+
+/*
+ * The registration QP takes the LOCAL_INV and REG_MR of the peer's
+ * windows, and kicks; nothing else. rxe makes a LOCAL_INV wait until every
+ * earlier request of its send queue completed (rxe_wqe_is_fenced()): on
+ * the connected QP that was the last message's SEND, done only when the
+ * peer acknowledged it. An MR registered on any QP of the PD works on all
+ * of them. The QP is connected as the other one is, but never sends a
+ * packet: it takes local requests only, has no receive posted (but the
+ * drain's) and grants no remote access (peer_qp_to()), so whatever reaches
+ * it is refused.
+ */
+static int peer_create_reg_qp(struct mwin_peer *p)
+{
+	struct ib_qp *qp = peer_new_qp(p, MWIN_REG_SQ_DEPTH,
+				       MWIN_REG_RQ_DEPTH);
+	struct ib_mr *mr;
+
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	p->reg_qp = qp;
+	mr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	p->kick_mr = mr;
+	return 0;
+}
+
+static int peer_create_qp(struct mwin_peer *p)
+{
+	struct ib_device *ibdev = p->dev->ibdev;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = peer_get_pd(p);
+	if (ret)
+		return ret;
+	p->comp_vector = peer_pick_vector(p->dev);
+	p->send_cq = ib_alloc_cq(ibdev, p, MWIN_SQ_DEPTH + MWIN_REG_SQ_DEPTH,
+				 p->comp_vector, IB_POLL_SOFTIRQ);
+	if (IS_ERR(p->send_cq))
+		return PTR_ERR(p->send_cq);
+	p->recv_cq = ib_alloc_cq(ibdev, p, MWIN_RQ_DEPTH + MWIN_REG_RQ_DEPTH,
+				 p->comp_vector, IB_POLL_WORKQUEUE);
+	if (IS_ERR(p->recv_cq))
+		return PTR_ERR(p->recv_cq);
+
+	qp = peer_new_qp(p, MWIN_SQ_DEPTH, MWIN_RQ_DEPTH);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	p->qp = qp;
 	p->qpn = qp->qp_num;
-	return peer_alloc_bufs(p);
+	return peer_create_reg_qp(p) ?: peer_alloc_bufs(p);
 }
 
-/* Everything peer_create_qp() made; the QP is drained or never used. */
+/* Everything peer_create_qp() made; the QPs are drained or never used. */
 static void peer_destroy_qp(struct mwin_peer *p)
 {
+	if (p->kick_mr)
+		ib_dereg_mr(p->kick_mr);
+	if (p->reg_qp)
+		ib_destroy_qp(p->reg_qp);
 	if (p->qp)
 		ib_destroy_qp(p->qp);
 	peer_free_bufs(p);
@@ -996,6 +1056,7 @@ static void peer_teardown(struct work_struct *work)
 	rdma_disconnect(p->cm_id);
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
+	ib_drain_qp(p->reg_qp);
 	set_bit(MWIN_PEER_DRAINED, &p->flags);
 	peer_remember(p);	/* with the windows it had */
 	peer_unbind_windows(p);

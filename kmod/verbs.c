@@ -2,9 +2,9 @@
 /*
  * Verbs for windows: fast-registration MRs, REG_MR and LOCAL_INV.
  *
- * A window operation posts at most two work requests on its peer's QP: a
- * LOCAL_INV of the current rkey, a REG_MR with a fresh key, or LOCAL_INV
- * chained with REG_MR. Only the last one is signaled; an unsignaled one that
+ * A window operation posts at most two work requests on its peer's
+ * registration QP: a LOCAL_INV of the current rkey, a REG_MR with a fresh
+ * key, or LOCAL_INV chained with REG_MR. Only the last one is signaled; an unsignaled one that
  * fails still completes, with its own cqe, before the flushed last one, so
  * the first error is kept and the last completion always wakes the caller.
  *
@@ -199,12 +199,10 @@ void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey)
  *
  * ORDER: every REG_MR goes behind a LOCAL_INV of its MR, also when there
  * is nothing to revoke (the MR was never registered, or its key is dead;
- * invalidating it again changes nothing). rxe fences a LOCAL_INV until
- * every earlier request of the send queue has completed, and a REG_MR
- * needs that fence: when rxe retries a SEND that was not acknowledged in
- * time or got an RNR NAK, it runs the requests queued after it a second
- * time (req_retry()), and a REG_MR run twice fails on the MR it made
- * valid, which puts the QP, and the peer with it, in error.
+ * invalidating it again changes nothing): a REG_MR needs its MR free
+ * (rxe_reg_fast_mr()), and only then is it free whatever happened before.
+ * Both go on the peer's registration QP, which carries no SEND that rxe
+ * could retry and so run them twice (peer_create_reg_qp()).
  */
 void verbs_prep_reg(struct mwin_window *w, struct ib_send_wr *inv_wr,
 		    struct ib_reg_wr *reg_wr, u8 key, u32 access)
@@ -250,18 +248,18 @@ unsigned long verbs_timeout(bool revokes)
 				READ_ONCE(mwin_op_timeout_ms));
 }
 
-/* A stalled send queue is kicked this often (peer_kick()). */
+/* A stalled registration QP is kicked this often (peer_kick()). */
 #define VERBS_KICK_MS	20
 
 /**
- * verbs_wait() - wait for the last request of a chain on a peer's QP
+ * verbs_wait() - wait for the last request of a window chain
  * @p: the peer
  * @done: completed with that request
  * @deadline: in jiffies
  * @killable: a fatal signal ends the wait
  *
  * Every VERBS_KICK_MS (a quarter of the wait, when that is less) that
- * passes without the completion kicks @p's send queue: see peer_kick().
+ * passes without the completion kicks @p's registration QP (peer_kick()).
  *
  * Return: > 0 when @done completed, 0 at @deadline, -ERESTARTSYS when
  * killed.
@@ -292,7 +290,7 @@ long verbs_wait(struct mwin_peer *p, struct completion *done,
  * verbs_flushed() - wait for the device to flush a cut-off peer's requests
  * @done: completion of the last request of a chain
  *
- * The peer's QP is in ERR: the device completes what was queued at once,
+ * The peer's QPs are in ERR: the device completes what was queued at once,
  * in error. Bounded by op_timeout_ms; past it the device may still use the
  * chain's MRs.
  *
@@ -302,6 +300,20 @@ bool verbs_flushed(struct completion *done)
 {
 	return wait_for_completion_timeout(done,
 			msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms))) > 0;
+}
+
+/*
+ * Test build, MWIN_TEST_STALL_REVOKE: a device that takes a revoke's chain
+ * and sits on it. In SQD the registration QP queues what is posted without
+ * running it, until a cut-off moves it to ERR and so flushes it.
+ */
+void verbs_test_stall(struct mwin_peer *p)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD };
+
+	if (mwin_test_at(MWIN_TEST_STALL_REVOKE) &&
+	    ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE))
+		pr_warn("mwin: test build: cannot stall peer %u\n", p->obj.id);
 }
 
 /*
@@ -352,7 +364,9 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 	w->wc_status = IB_WC_SUCCESS;
 	last->wr_cqe = &w->reg_cqe;
 	last->send_flags = IB_SEND_SIGNALED;
-	if (ib_post_send(p->qp, first, &bad_wr)) {
+	if (revokes)
+		verbs_test_stall(p);
+	if (ib_post_send(p->reg_qp, first, &bad_wr)) {
 		if (bad_wr == first) {
 			peer_ops_put(p, 1);
 			return verbs_cut_off(w, false);

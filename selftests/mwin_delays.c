@@ -8,6 +8,8 @@
  * is a use-after-free (KASAN reports it under make check-debug) or, for
  * the late hand-back, a peer disconnected as an attacker. The slow
  * teardown is a bound: callers must not wait for it as long as it lasts.
+ * One point is a fault, not a sleep: the device holds a revoke's requests,
+ * and the revoke must still end within its bound.
  */
 #include <pthread.h>
 #include <time.h>
@@ -20,6 +22,7 @@
 #define POINT_REMOTE_INV	3
 #define POINT_MAP_DEV		4
 #define POINT_TEARDOWN		5
+#define POINT_STALL_REVOKE	6
 
 #define NWIN 8
 
@@ -317,6 +320,46 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	ASSERT_EQ(0, set_delay(0, 0));
 	EXPECT_EQ(0, test_wait_disconnected(p));
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
+ * A revoke the device does not complete: the test build moves the peer's
+ * registration QP to SQD before it posts the LOCAL_INV, so the device takes
+ * it and holds it. The invalidate cuts the peer off when revoke_timeout_ms
+ * has passed: it returns ECONNABORTED, the rkey is dead (a READ through it
+ * fails), the peer goes and the window is unbound.
+ */
+TEST_F(delays, stalled_revoke_cuts_the_peer_off)
+{
+	struct mwpeer *p = test_connect();
+	unsigned long bound = test_param("revoke_timeout_ms");
+	struct mwin_window_bind b;
+	int64_t t0, ms;
+	uint32_t id;
+	int r;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+	ASSERT_EQ(0, set_delay(POINT_STALL_REVOKE, 0));
+
+	t0 = test_now_ms();
+	r = mwin_window_invalidate(self->fd, b.id);
+	ms = test_now_ms() - t0;
+	ASSERT_EQ(0, set_delay(0, 0));
+	TH_LOG("invalidate: %d after %lld ms (revoke_timeout_ms %lu)", r,
+	       (long long)ms, bound);
+	EXPECT_EQ(-ECONNABORTED, r);
+	EXPECT_LE((int64_t)bound, ms);
+	EXPECT_GT((int64_t)bound + 1000, ms);
+	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	mwpeer_close(p);
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));

@@ -7,11 +7,12 @@
  * A peer slow to take its messages does not break the windows created for
  * it meanwhile.
  *
- * The revocation bound: no peer can stretch a revoke. A peer that asks for
- * infinite RNR retries is refused; one that takes no messages stalls the
- * send queue its revokes go through, and is cut off within
- * revoke_timeout_ms, while it reads as fast as it can and an honest peer
- * carries on beside it.
+ * No peer can stretch a revoke. A peer that asks for infinite RNR retries
+ * is refused; one that takes no messages stalls the SENDs to it, not its
+ * revokes, which run on a QP of their own: a revoke returns at once with
+ * the rkey dead, while the peer reads as fast as it can and an honest peer
+ * carries on beside it. (A revoke the device itself does not complete
+ * cuts the peer off: mwin_delays.c.)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -312,24 +313,25 @@ static void *honest_run(void *arg)
 
 /*
  * A peer that posts no receives: the module's grant to it is refused with
- * RNR NAKs, and the LOCAL_INV of its window waits behind that SEND on the
- * same send queue. The invalidate cuts the peer off instead of waiting:
- * no READ posted after it returned succeeds, nor any posted a second after
- * it began, and an honest peer's rebinds and reads go on meanwhile.
+ * RNR NAKs and retried. The LOCAL_INV of its window does not wait for that
+ * SEND (the registration QP carries none): the invalidate succeeds well
+ * within the revoke bound, no READ posted after it returned succeeds, and
+ * an honest peer's rebinds and reads go on meanwhile. The stalled peer
+ * goes: its next READ, through a dead rkey, breaks its connection.
  */
-TEST_F(hostile, stalled_peer_is_cut_off)
+TEST_F(hostile, stalled_peer_cannot_stretch_a_revoke)
 {
 	struct mwpeer_opts opts = { .timeout_ms = TEST_TIMEOUT_MS,
 				    .recv_depth = -1, .rnr_retry_count = 6 };
 	struct reader r = { 0 };
 	struct honest h = { .fd = self->fd, .p = self->good, .w = self->gw };
-	unsigned long op_timeout = test_param("op_timeout_ms");
+	unsigned long bound = test_param("revoke_timeout_ms");
 	/*
 	 * No READ posted a second after the revoke began succeeds: the
 	 * default bound (250 ms) and then some. make check-debug loads the
 	 * module with a longer bound for its slower kernel.
 	 */
-	unsigned long late_ms = test_param("revoke_timeout_ms") + 750;
+	unsigned long late_ms = bound + 750;
 	struct mwin_window_bind b;
 	pthread_t rt, ht;
 	uint64_t t0, t1;
@@ -366,8 +368,8 @@ TEST_F(hostile, stalled_peer_is_cut_off)
 	TH_LOG("honest peer: %u rebinds (the slowest %llu ms), %u reads, %u errors",
 	       h.rebinds, (unsigned long long)MS(h.max_rebind_ns), h.reads,
 	       h.errors);
-	EXPECT_EQ(-ECONNABORTED, ret);
-	EXPECT_GT(op_timeout / 4, MS(t1 - t0));
+	EXPECT_EQ(0, ret);
+	EXPECT_GT(bound, MS(t1 - t0));
 	EXPECT_GT(t1, r.last_ok_post_ns);
 	EXPECT_GT(t0 + late_ms * 1000000ull, r.last_ok_post_ns);
 	EXPECT_NE(IBV_WC_SUCCESS, r.failed_status);
