@@ -84,6 +84,22 @@ static int module_carries_on(FIXTURE_DATA(delays) *self)
 	return st;
 }
 
+/* A new peer with a window of 4 KiB, readable; NULL on failure. */
+static struct mwpeer *peer_with_window(FIXTURE_DATA(delays) *self,
+				       struct mwin_window_bind *b)
+{
+	struct mwpeer *p = test_connect();
+
+	if (!p)
+		return NULL;
+	*b = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ,
+		       0);
+	if (!mwin_window_create(self->fd, b))
+		return p;
+	mwpeer_close(p);
+	return NULL;
+}
+
 /*
  * Race 3 of the revocation issue: a peer faults right after the REP, while
  * the CONNECT_REQUEST handler has not published it yet. Its teardown must
@@ -286,16 +302,14 @@ TEST_F(delays, peer_torn_down_during_a_batch)
  */
 TEST_F(delays, slow_teardown_bounds_its_callers)
 {
-	struct mwpeer *p = test_connect();
 	struct mwin_window_bind b;
+	struct mwpeer *p = peer_with_window(self, &b);
 	int64_t t0, dis_ms, rebind_ms;
 	uint32_t id;
 	int r;
 
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
-	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
-	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 6000));
 
@@ -334,17 +348,15 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
  */
 TEST_F(delays, stalled_revoke_cuts_the_peer_off)
 {
-	struct mwpeer *p = test_connect();
 	unsigned long bound = test_param("revoke_timeout_ms");
 	struct mwin_window_bind b;
+	struct mwpeer *p = peer_with_window(self, &b);
 	int64_t t0, ms;
 	uint32_t id;
 	int r;
 
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
-	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
-	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
 	ASSERT_EQ(0, set_delay(POINT_STALL_REVOKE, 0));
 
