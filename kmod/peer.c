@@ -157,13 +157,15 @@ void peer_cut_off(struct mwin_peer *p)
 void peer_cut_off_qp(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	int ret;
+	int ret, reg_ret;
 
 	if (!test_and_set_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
 		trace_mwin_cut_off(p);
 		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
-		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE) ?:
-		      ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
+		/* both, whatever the first says: each failure is its own */
+		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
+		reg_ret = ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
+		ret = ret ?: reg_ret;
 		if (ret)
 			pr_err_ratelimited("mwin: peer %u: cannot move its QPs to error: %d\n",
 					   p->obj.id, ret);
