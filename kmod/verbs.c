@@ -4,9 +4,10 @@
  *
  * A window operation posts at most two work requests on its peer's
  * registration QP: a LOCAL_INV of the current rkey, a REG_MR with a fresh
- * key, or LOCAL_INV chained with REG_MR. Only the last one is signaled; an unsignaled one that
- * fails still completes, with its own cqe, before the flushed last one, so
- * the first error is kept and the last completion always wakes the caller.
+ * key, or LOCAL_INV chained with REG_MR. Only the last one is signaled; an
+ * unsignaled one that fails still completes, with its own cqe, before the
+ * flushed last one, so the first error is kept and the last completion
+ * always wakes the caller.
  *
  * This file knows nothing of ioctls or window states: the caller holds
  * window->lock and decides what a result means.
