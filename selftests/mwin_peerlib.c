@@ -496,9 +496,12 @@ static bool wait_line(FILE *f, const char *want)
 /*
  * The window is granted to the tenant once its application connected; it
  * writes and reads it, the owner rebinds it, and it carries on with the
- * new rkey under the same window id.
+ * new rkey under the same window id. The test's clock starts when the
+ * example says it connected: a Python interpreter can take longer than
+ * TEST_TIMEOUT_MS to start under a debug kernel, and a grant loop that
+ * gave up first would destroy the tenant under the coming connection.
  */
-TEST_F(example, survives_a_rebind)
+TEST_F_TIMEOUT(example, survives_a_rebind, 120)
 {
 	struct mwin_window_bind b;
 	char cmd[512], hex[2 * TEST_KEY_LEN + 1];
@@ -511,6 +514,7 @@ TEST_F(example, survives_a_rebind)
 		 hex, test_host());
 	f = popen(cmd, "r");
 	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(wait_line(f, "connected"));
 	/* granted as soon as the tenant has a connection that proved itself */
 	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
 		r = test_grant_tenant(self->fd, self->region, self->tenant,

@@ -64,7 +64,6 @@ static int run_round(struct app *a)
 		return 1;
 	}
 	printf("round %d ok\n", a->round);
-	fflush(stdout);
 	return 0;
 }
 
@@ -137,6 +136,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage();
+	/* a line per event, as it happens, also to a pipe */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	o.tenant = argv[optind + 1];
 	a.peer = mwpeer_create(&o);
 	if (!a.peer)
