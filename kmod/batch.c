@@ -107,7 +107,7 @@ static void batch_link(struct batch_chain *c, struct ib_send_wr *wr)
 	c->last = wr;
 }
 
-static void batch_flush(struct batch *b, unsigned int upto);
+static void batch_flush(struct batch *b, unsigned int nitems);
 
 /*
  * Lock a window for a batch. Another batch may own it: flush this batch's
@@ -115,13 +115,13 @@ static void batch_flush(struct batch *b, unsigned int upto);
  * other's windows.
  */
 static void batch_lock(struct batch *b, struct mwin_window *w,
-		       unsigned int upto)
+		       unsigned int nitems)
 {
 	mutex_lock(&w->lock);
 	if (!w->batched)
 		return;
 	mutex_unlock(&w->lock);
-	batch_flush(b, upto);
+	batch_flush(b, nitems);
 	window_lock(w);
 }
 
@@ -400,8 +400,11 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		mutex_unlock(&w->lock);
 }
 
-/* Post every chain, wait for them, and finish their entries in order. */
-static void batch_flush(struct batch *b, unsigned int upto)
+/*
+ * Post every chain, wait for them, and finish the pending entries among
+ * the first @nitems in order.
+ */
+static void batch_flush(struct batch *b, unsigned int nitems)
 {
 	struct batch_chain *c;
 	unsigned int i;
@@ -416,7 +419,7 @@ static void batch_flush(struct batch *b, unsigned int upto)
 		batch_wait(&b->chains[i]);
 		peer_hold_msgs(b->chains[i].p);
 	}
-	for (i = 0; i < upto; i++)
+	for (i = 0; i < nitems; i++)
 		if (b->items[i].pending)
 			batch_finish(b, &b->items[i]);
 	mwin_test_delay(MWIN_TEST_BATCH_RELEASE);
