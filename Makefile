@@ -17,8 +17,8 @@ DESTDIR ?=
 TOOLS_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 		-I$(TOP)/uapi -I$(TOP)/tools/lib $(EXTRA_CFLAGS)
 # The kselftest harness is written for -Wall, as in the kernel tree.
-SELFTEST_CFLAGS := -O2 -g -Wall -Werror -I$(TOP)/uapi \
-		   -I$(TOP)/tools/lib -I$(BUILD)/ksrc/tools/testing/selftests
+SELFTEST_CFLAGS = -O2 -g -Wall -Werror -I$(TOP)/uapi \
+		  -I$(TOP)/tools/lib -I$(KSFT)
 RDMA_LIBS := -lrdmacm -libverbs -lcrypto
 
 # Guest kernel for the VM: what the Debian archive offers now.
@@ -105,61 +105,76 @@ tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl peerlib examples
 
 # ---- selftests -----------------------------------------------------------
 
-# From the linux-source package: the kernel's own kselftest harness and the
-# style checkers, extracted once into build/ksrc.
-# Looked up when the recipe runs: make deps may have just installed it.
-KSRC_TAR = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+# From a linux-source package: the kernel's own kselftest harness and the
+# style checkers, extracted into build/ksrc (tools/testing/ksrc.sh; again
+# when the package's version changes). The tests use the harness only
+# through its public interface, and build with the harness of 6.1 and of
+# 6.12 (make selftests-harnesses): the archive updates both under us.
+KSRC_PKG := linux-source-6.1
 KSRC := $(BUILD)/ksrc
-KSFT := $(KSRC)/tools/testing/selftests
-KSRC_FILES := tools/testing/selftests/kselftest_harness.h \
-	tools/testing/selftests/kselftest.h scripts/checkpatch.pl \
-	scripts/spelling.txt scripts/const_structs.checkpatch scripts/kernel-doc
+KSFT = $(KSRC)/tools/testing/selftests
 
-$(KSRC)/.stamp: | deps
-	@test -n "$(KSRC_TAR)" || { echo "linux-source is not installed: run make deps" >&2; exit 1; }
-	@mkdir -p $(KSRC)
-	tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
-		$(addprefix '*/,$(addsuffix ',$(KSRC_FILES)))
-	@touch $@
+.PHONY: FORCE
+$(KSRC)/.version: FORCE | deps
+	@bash $(TOP)/tools/testing/ksrc.sh $(KSRC_PKG) $(@D)
 
-SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mwin_*.c))
+# The binaries (and their objects) go to SELFTEST_OUT.
+SELFTEST_OUT := $(BUILD)/selftests
+SELFTESTS = $(patsubst selftests/%.c,$(SELFTEST_OUT)/%,$(wildcard selftests/mwin_*.c))
+test_objs = $(patsubst selftests/%.c,$(SELFTEST_OUT)/obj/%.o,$(1))
+
+# A helper file (a test's helpers below, libtest.a) includes the harness
+# for its macros, and so defines again whatever the harness defines
+# without static: every symbol its object defines is made weak, so that
+# the linker takes the test's own (selftests/mwin_test.h). Only those it
+# defines: a weak reference would not pull its definition from a library.
+$(SELFTEST_OUT)/obj/%.o: selftests/%.c $(wildcard selftests/*.h selftests/*/*.h) \
+		$(LIB_HDRS) $(KSRC)/.version
+	@mkdir -p $(@D)
+	$(CC) $(SELFTEST_CFLAGS) -c -o $@ $<
+	nm --defined-only --extern-only --format=posix $@ | cut -d' ' -f1 > $@.defs
+	objcopy --weaken-symbols=$@.defs $@
 
 # mwin_conformance's helpers: its reference side (mwcore.c, shared with the
 # crash-case program of selftests/conformance.sh), the two sides a case
 # runs on, and the key-guessing case with its threads
-CONF_SRCS := $(addprefix selftests/conformance/,mwcore.c side.c key_guess.c)
-$(BUILD)/selftests/mwin_conformance: EXTRA_SRCS := $(CONF_SRCS)
-$(BUILD)/selftests/mwin_conformance: $(CONF_SRCS)
-
+$(SELFTEST_OUT)/mwin_conformance: $(call test_objs,$(addprefix \
+	selftests/conformance/,mwcore.c side.c key_guess.c))
 # mwin_faults keeps its tests; its framework is in selftests/faults/
-FAULTS_SRCS := $(wildcard selftests/faults/*.c)
-$(BUILD)/selftests/mwin_faults: EXTRA_SRCS := $(FAULTS_SRCS)
-$(BUILD)/selftests/mwin_faults: $(FAULTS_SRCS)
+$(SELFTEST_OUT)/mwin_faults: $(call test_objs,$(wildcard selftests/faults/*.c))
+# mwin_fuzz's fuzzers, traffic peers and stranger, apart from its test
+$(SELFTEST_OUT)/mwin_fuzz: $(call test_objs,selftests/fuzz/fuzz.c)
 
 # What any test may use beside mwin_test.h, built once: running mwctl and
 # mwpeer as programs (selftests/mwctl_run.h). A test links only what it
 # calls.
-TEST_A := $(BUILD)/selftests/lib/libtest.a
-$(BUILD)/selftests/lib/%.o: selftests/%.c $(wildcard selftests/*.h) \
-		$(LIB_HDRS) $(KSRC)/.stamp
+TEST_A = $(SELFTEST_OUT)/lib/libtest.a
+$(TEST_A): $(call test_objs,selftests/mwctl_run.c)
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -c -o $@ $<
-$(TEST_A): $(BUILD)/selftests/lib/mwctl_run.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# mwin_fuzz's fuzzers, traffic peers and stranger, apart from its test
-FUZZ := selftests/fuzz/fuzz.c
-$(BUILD)/selftests/mwin_fuzz: EXTRA_SRCS := $(FUZZ)
-$(BUILD)/selftests/mwin_fuzz: $(FUZZ)
-
-$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(LIB_HDRS) \
-		$(TEST_A) $(LIBS_A) $(wildcard selftests/*/*.h) $(KSRC)/.stamp
+# A test's helpers are the objects among its prerequisites.
+$(SELFTEST_OUT)/%: selftests/%.c $(wildcard selftests/*.h selftests/*/*.h) \
+		$(LIB_HDRS) $(KSRC)/.version $(TEST_A) $(LIBS_A)
 	@mkdir -p $(@D)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(EXTRA_SRCS) $(TEST_A) $(LIBS_A) \
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(filter %.o,$^) $(TEST_A) $(LIBS_A) \
 		$(RDMA_LIBS) -ljson-c -lpthread
 
 selftests: $(SELFTESTS)
+
+# The suite against the harness of every linux-source make deps installs,
+# each build apart (build/ksrc-VER, build/selftests-VER): building is the
+# test; make check runs it.
+HARNESS_PKGS := linux-source-6.12
+.PHONY: selftests-harnesses
+selftests-harnesses: deps
+	@set -e; for p in $(HARNESS_PKGS); do \
+		v=$${p#linux-source-}; \
+		echo "selftests against the kselftest harness of $$p"; \
+		$(MAKE) -s -o deps selftests KSRC_PKG=$$p KSRC=$(BUILD)/ksrc-$$v \
+			SELFTEST_OUT=$(BUILD)/selftests-$$v; \
+	done
 
 # ---- VM test bed ---------------------------------------------------------
 
@@ -178,7 +193,8 @@ vm-modules: deps
 # The style gates and builds first, then the suite and the demo in the VM.
 # host-snapshot comes first: the end of the run checks that nothing of it
 # (kernel images, /boot) changed.
-check: host-snapshot lint compat-check dkms-check vm-modules selftests tools
+check: host-snapshot lint compat-check dkms-check vm-modules selftests \
+		selftests-harnesses tools
 	bash $(TOP)/tools/testing/install-check.sh
 	bash $(TOP)/selftests/run-vm.sh
 	bash $(VM)/host-unchanged.sh check $(BUILD)/host.before
@@ -229,7 +245,7 @@ BENCH_SRCS := $(wildcard tools/bench/*.c)
 
 # checkpatch --strict and kernel-doc on the module and uAPI, sparse on the
 # module, cppcheck on the tools: any finding fails.
-lint: $(KSRC)/.stamp deps
+lint: $(KSRC)/.version deps
 	$(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet --show-types \
 		-f $(KMOD_SRCS)
 	@out=$$($(KSRC)/scripts/kernel-doc -none $(KMOD_SRCS) 2>&1); \

@@ -139,21 +139,38 @@ static void state_get(int fd, struct state *s)
 		s->peers[s->nr_peers++] = pi.id;
 }
 
-#define EXPECT_STATE_EQ(_a, _b) do {					\
-	EXPECT_EQ((_a)->info.nr_regions, (_b)->info.nr_regions);	\
-	EXPECT_EQ((_a)->info.region_bytes, (_b)->info.region_bytes);	\
-	EXPECT_EQ((_a)->info.nr_windows, (_b)->info.nr_windows);	\
-	EXPECT_EQ((_a)->info.nr_peers, (_b)->info.nr_peers);		\
-	EXPECT_EQ((_a)->nr_regions, (_b)->nr_regions);			\
-	EXPECT_EQ((_a)->nr_windows, (_b)->nr_windows);			\
-	EXPECT_EQ((_a)->nr_peers, (_b)->nr_peers);			\
-	EXPECT_EQ(0, memcmp((_a)->regions, (_b)->regions,		\
-			    sizeof((_a)->regions)));			\
-	EXPECT_EQ(0, memcmp((_a)->windows, (_b)->windows,		\
-			    sizeof((_a)->windows)));			\
-	EXPECT_EQ(0, memcmp((_a)->peers, (_b)->peers,			\
-			    sizeof((_a)->peers)));			\
-} while (0)
+/*
+ * Each check that fails is counted by the harness; the checks of the sweep
+ * also return whether they held, so that it can say at which nth they
+ * failed (the harness's record of it is not for tests to read).
+ */
+static bool expect_state_eq(struct __test_metadata *_metadata,
+			    const struct state *a, const struct state *b)
+{
+	bool ok = true;
+
+	EXPECT_EQ(a->info.nr_regions, b->info.nr_regions)
+		ok = false;
+	EXPECT_EQ(a->info.region_bytes, b->info.region_bytes)
+		ok = false;
+	EXPECT_EQ(a->info.nr_windows, b->info.nr_windows)
+		ok = false;
+	EXPECT_EQ(a->info.nr_peers, b->info.nr_peers)
+		ok = false;
+	EXPECT_EQ(a->nr_regions, b->nr_regions)
+		ok = false;
+	EXPECT_EQ(a->nr_windows, b->nr_windows)
+		ok = false;
+	EXPECT_EQ(a->nr_peers, b->nr_peers)
+		ok = false;
+	EXPECT_EQ(0, memcmp(a->regions, b->regions, sizeof(a->regions)))
+		ok = false;
+	EXPECT_EQ(0, memcmp(a->windows, b->windows, sizeof(a->windows)))
+		ok = false;
+	EXPECT_EQ(0, memcmp(a->peers, b->peers, sizeof(a->peers)))
+		ok = false;
+	return ok;
+}
 
 /* Take whatever the module sent a peer, so its receives stay posted. */
 static void drain(struct mwpeer *p)
@@ -189,6 +206,7 @@ FIXTURE(fail_nth)
 	struct mwpeer *b;
 	struct mwpeer *c;	/* peer_connect's */
 	unsigned int seen_a, seen_b;	/* bad messages a and b received */
+	bool skipped;	/* the setup skipped: the test has nothing to run */
 };
 
 /* A call under test: 0 or a negative errno; undo() reverts a success. */
@@ -202,10 +220,11 @@ struct fail_call {
 	int (*call)(FIXTURE_DATA(fail_nth) *self, void *arg);
 	void (*undo)(FIXTURE_DATA(fail_nth) *self, void *arg);
 	/*
-	 * After a failure: what else must hold, and undo the parts of the
-	 * call that may succeed alone (batch entries); may be NULL.
+	 * After a failure: what else must hold (false: it did not), and
+	 * undo the parts of the call that may succeed alone (batch
+	 * entries); may be NULL.
 	 */
-	void (*check)(struct __test_metadata *_metadata,
+	bool (*check)(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(fail_nth) *self, void *arg);
 };
 
@@ -220,12 +239,13 @@ static void fail_nth_sweep(struct __test_metadata *_metadata,
 {
 	unsigned int nth, failed = 0, survived = 0, errs[MAX_ERRNO] = {};
 	struct state before, after;
-	bool reached, was_ok = true;
+	bool reached, ok;
 	int ret;
 
-	if (_metadata->skip)	/* the fixture's setup skipped */
+	if (self->skipped)
 		return;
 	for (nth = 1; nth <= MAX_NTH; nth++) {
+		ok = true;
 		drain(self->a);
 		drain(self->b);
 		state_get(self->fd, &before);
@@ -246,14 +266,17 @@ static void fail_nth_sweep(struct __test_metadata *_metadata,
 			if (ret != (c->err ?: ret))
 				TH_LOG("%s: nth %u: %s", c->name, nth,
 				       strerror(-ret));
-			EXPECT_EQ(c->err ?: ret, ret);
-			EXPECT_GT(0, ret);
+			EXPECT_EQ(c->err ?: ret, ret)
+				ok = false;
+			EXPECT_GT(0, ret)
+				ok = false;
 			if (ret < 0 && ret > -MAX_ERRNO)
 				errs[-ret]++;
-			if (c->check)
-				c->check(_metadata, self, arg);
+			if (c->check && !c->check(_metadata, self, arg))
+				ok = false;
 			state_get(self->fd, &after);
-			EXPECT_STATE_EQ(&before, &after);
+			if (!expect_state_eq(_metadata, &before, &after))
+				ok = false;
 			/* the same call, without injection, works */
 			ASSERT_EQ(0, c->call(self, arg)) {
 				TH_LOG("%s: after a failure at nth %u",
@@ -262,15 +285,17 @@ static void fail_nth_sweep(struct __test_metadata *_metadata,
 			c->undo(self, arg);
 		}
 		state_get(self->fd, &after);
-		EXPECT_STATE_EQ(&before, &after);
+		if (!expect_state_eq(_metadata, &before, &after))
+			ok = false;
 		/* the peers saw only messages that make sense */
-		EXPECT_EQ(0, proto_errors(self->a, &self->seen_a));
-		EXPECT_EQ(0, proto_errors(self->b, &self->seen_b));
+		EXPECT_EQ(0, proto_errors(self->a, &self->seen_a))
+			ok = false;
+		EXPECT_EQ(0, proto_errors(self->b, &self->seen_b))
+			ok = false;
 		/* go on, to find every failing nth */
-		if (was_ok && !_metadata->passed)
+		if (!ok)
 			TH_LOG("%s: the checks above failed at nth %u",
 			       c->name, nth);
-		was_ok = _metadata->passed;
 	}
 	EXPECT_GE(MAX_NTH, nth);
 	printf("# %s: %u injection points (%u failed the call:",
@@ -284,9 +309,11 @@ static void fail_nth_sweep(struct __test_metadata *_metadata,
 
 FIXTURE_SETUP(fail_nth)
 {
-	if (!fault_setup())
+	if (!fault_setup()) {
+		self->skipped = true;
 		SKIP(return, "no fault injection (CONFIG_FAULT_INJECTION, "
 			     "FAILSLAB, FAIL_PAGE_ALLOC, debugfs knobs)");
+	}
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0, &self->region,
@@ -395,21 +422,31 @@ static void rebind_back(FIXTURE_DATA(fail_nth) *self, void *arg)
 }
 
 /* A failed rebind keeps range, rights and peer; its old rkey is dead. */
-static void rebind_check(struct __test_metadata *_metadata,
+static bool rebind_check(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(fail_nth) *self, void *arg)
 {
 	struct rebind *r = arg;
 	struct mwin_window_info wi;
+	bool ok = true;
 
 	ASSERT_EQ(0, mwin_window_get(self->fd, r->orig.id, 0, &wi));
-	EXPECT_EQ(r->orig.offset, wi.offset);
-	EXPECT_EQ(r->orig.length, wi.length);
-	EXPECT_EQ(r->orig.access, wi.access);
-	EXPECT_NE(MWIN_WINDOW_BROKEN, wi.state);
-	if (wi.state != MWIN_WINDOW_UNBOUND)
-		EXPECT_EQ(r->orig.peer, wi.peer);
-	if (wi.state == MWIN_WINDOW_BOUND)
-		EXPECT_NE(r->orig.rkey, wi.rkey);
+	EXPECT_EQ(r->orig.offset, wi.offset)
+		ok = false;
+	EXPECT_EQ(r->orig.length, wi.length)
+		ok = false;
+	EXPECT_EQ(r->orig.access, wi.access)
+		ok = false;
+	EXPECT_NE(MWIN_WINDOW_BROKEN, wi.state)
+		ok = false;
+	if (wi.state != MWIN_WINDOW_UNBOUND) {
+		EXPECT_EQ(r->orig.peer, wi.peer)
+			ok = false;
+	}
+	if (wi.state == MWIN_WINDOW_BOUND) {
+		EXPECT_NE(r->orig.rkey, wi.rkey)
+			ok = false;
+	}
+	return ok;
 }
 
 static void rebind_sweep(struct __test_metadata *_metadata,
@@ -421,7 +458,7 @@ static void rebind_sweep(struct __test_metadata *_metadata,
 				     .check = rebind_check };
 	struct rebind r = { .to = to, .offset = offset, .length = length };
 
-	if (_metadata->skip)
+	if (self->skipped)
 		return;
 	ASSERT_EQ(0, window_create(self, NULL));
 	ASSERT_EQ(0, mwin_window_get(self->fd, new_id, 0, &r.orig));
@@ -499,22 +536,30 @@ static void batch_undo(FIXTURE_DATA(fail_nth) *self, void *arg)
 }
 
 /* Each entry failed alone, with ENOMEM; then undo what succeeded. */
-static void batch_check(struct __test_metadata *_metadata,
+static bool batch_check(struct __test_metadata *_metadata,
 			FIXTURE_DATA(fail_nth) *self, void *arg)
 {
 	struct batch *bt = arg;
 	unsigned int i, nfailed = 0;
+	bool ok = true;
 
 	for (i = 0; i < NBATCH; i++) {
 		nfailed += !!bt->ops[i].result;
-		if (bt->ops[i].result)
-			EXPECT_EQ(-ENOMEM, bt->ops[i].result);
-		if (i < NBATCH - 1 && bt->ops[i].result)
-			EXPECT_EQ(0, test_window_state(self->fd, bt->ops[i].id));
+		if (bt->ops[i].result) {
+			EXPECT_EQ(-ENOMEM, bt->ops[i].result)
+				ok = false;
+		}
+		if (i < NBATCH - 1 && bt->ops[i].result) {
+			EXPECT_EQ(0, test_window_state(self->fd,
+						       bt->ops[i].id))
+				ok = false;
+		}
 	}
 	/* "failed" counts the entries whose result is not 0 */
-	EXPECT_EQ(nfailed, bt->failed);
+	EXPECT_EQ(nfailed, bt->failed)
+		ok = false;
 	batch_undo(self, arg);
+	return ok;
 }
 
 TEST_F_TIMEOUT(fail_nth, window_batch, 300)
@@ -524,7 +569,7 @@ TEST_F_TIMEOUT(fail_nth, window_batch, 300)
 				     .check = batch_check };
 	struct batch bt;
 
-	if (_metadata->skip)
+	if (self->skipped)
 		return;
 	ASSERT_EQ(0, window_create(self, NULL));
 	bt.win = new_id;
@@ -767,10 +812,15 @@ static void peer_disconnect(FIXTURE_DATA(fail_nth) *self, void *arg)
 }
 
 /* A failed connect leaves no peer: wait for the module to drop it. */
-static void connect_check(struct __test_metadata *_metadata,
+static bool connect_check(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(fail_nth) *self, void *arg)
 {
-	EXPECT_EQ(*(uint32_t *)arg, wait_nr_peers(self->fd, *(uint32_t *)arg));
+	uint32_t nr = *(uint32_t *)arg;
+	bool ok = true;
+
+	EXPECT_EQ(nr, wait_nr_peers(self->fd, nr))
+		ok = false;
+	return ok;
 }
 
 TEST_F_TIMEOUT(fail_nth, peer_connect, 900)
@@ -783,7 +833,7 @@ TEST_F_TIMEOUT(fail_nth, peer_connect, 900)
 				     .check = connect_check };
 	struct mwin_info info;
 
-	if (_metadata->skip)
+	if (self->skipped)
 		return;
 	if (access(DBGFS "/failslab/task-filter", W_OK))
 		SKIP(return, "no failslab debugfs knobs");

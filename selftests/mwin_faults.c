@@ -199,15 +199,18 @@ TEST_F_TIMEOUT(faults, kill_caller_mid_call, 300)
 		}
 		log_inflight(_metadata, self, "SIGKILL to the controller");
 		status = reap_ctl(_metadata, self, true);
-		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			self->failed = true;
 		ctl_report(_metadata, self);
 		TH_LOG("round %d: killed %s, the peers %s", round,
 		       kill_name[mode], round % 2 ? "busy" : "idle");
 		rounds++;
 
 		/* its file is released: the fd-owned region is gone ... */
-		EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, fd_region, 0, &ri));
-		EXPECT_EQ(0, no_fd_owned(_metadata, self));
+		EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, fd_region, 0, &ri))
+			self->failed = true;
+		EXPECT_EQ(0, no_fd_owned(_metadata, self))
+			self->failed = true;
 		/* ... but our mapping keeps its pages until we unmap them */
 		for (k = 0; k < FD_REGION; k += 4096)
 			mem[k] ^= 0xff;
@@ -223,11 +226,12 @@ TEST_F_TIMEOUT(faults, kill_caller_mid_call, 300)
 				break;
 			usleep(1000);
 		}
-		EXPECT_EQ(before.region_bytes - FD_REGION, after.region_bytes);
+		EXPECT_EQ(before.region_bytes - FD_REGION, after.region_bytes)
+			self->failed = true;
 
 		settle_and_check(_metadata, self, 0, NPEERS,
 				 CHECK_REBIND | CHECK_VERIFY, "after the kill");
-		if (_metadata->passed == 0)
+		if (self->failed)
 			break;
 		/* keep the leftovers of the rounds from piling up */
 		nw = list_windows(self);

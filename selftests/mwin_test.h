@@ -19,18 +19,15 @@
 #include <unistd.h>
 
 /*
- * A helper file linked into a test binary (EXTRA_SRCS in the Makefile),
- * with no TEST of its own, defines MWIN_TEST_HELPER first. It gets the
- * harness's macros (TH_LOG, EXPECT_*, ASSERT_* on a test's _metadata), not
- * the harness to run: its runner goes unused, and the four symbols the
- * harness defines without static are weak there, so that the linker takes
- * those of the test's file.
+ * A helper file linked into a test binary (a test's helpers or libtest.a in
+ * the Makefile), with no TEST of its own, defines MWIN_TEST_HELPER first.
+ * It gets the harness's macros (TH_LOG, EXPECT_*, ASSERT_* on a test's
+ * _metadata), not the harness to run: its runner goes unused. Whatever the
+ * harness of the day defines without static is defined again there; the
+ * Makefile makes every symbol a helper's object defines weak (objcopy),
+ * so the linker takes the test's file's. No test names a harness internal.
  */
 #ifdef MWIN_TEST_HELPER
-#pragma weak _fixture_global
-#pragma weak __active_test
-#pragma weak __wait_for_test
-#pragma weak __run_test
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "kselftest_harness.h"

@@ -386,8 +386,8 @@ void settle_and_check(struct __test_metadata *_metadata,
 		TH_LOG("%.2fs: %d windows bound again", t_rel(self), n);
 		n = settle(_metadata, self, from, to, when);
 	}
-	if (n)
-		_metadata->passed = 0;
+	if (n)		/* settle() said what disagrees */
+		step_failed(_metadata, self);
 	else if (what & CHECK_VERIFY)
 		verify_data(_metadata, self, from, to);
 	unmap_all(self);

@@ -12,6 +12,17 @@
 
 #define STUCK_MS	15000
 
+/*
+ * A step failed in a way its caller has logged: the harness counts it as
+ * a failed check, and the test's loops read self->failed.
+ */
+void step_failed(struct __test_metadata *_metadata,
+		 FIXTURE_DATA(faults) *self)
+{
+	self->failed = true;
+	EXPECT_FALSE(self->failed);
+}
+
 /* ------------------------------------------------------------- peers */
 
 /*
@@ -219,11 +230,11 @@ void stop_peers(struct __test_metadata *_metadata,
 			dump_stacks(_metadata, s->pid, "peer process");
 			kill(s->pid, SIGKILL);
 			wait_pid(s->pid, 5000, &status);
-			_metadata->passed = 0;
+			step_failed(_metadata, self);
 		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			TH_LOG("peer process %d (slot %d) ended with status 0x%x",
 			       s->pid, i, status);
-			_metadata->passed = 0;
+			step_failed(_metadata, self);
 		}
 		s->pid = 0;
 	}
@@ -345,7 +356,7 @@ void run_load(struct __test_metadata *_metadata,
 
 	while (test_now_ms() < end) {
 		if (self->ctl && ctl_stuck(_metadata, self)) {
-			_metadata->passed = 0;
+			step_failed(_metadata, self);
 			return;
 		}
 		watch_lost();
@@ -394,7 +405,7 @@ int reap_ctl(struct __test_metadata *_metadata,
 		dump_stacks(_metadata, self->ctl, "controller");
 		kill(self->ctl, SIGKILL);
 		wait_pid(self->ctl, 25000, &status);
-		_metadata->passed = 0;
+		step_failed(_metadata, self);
 	}
 	self->ctl = 0;
 	return status;

@@ -140,6 +140,12 @@ FIXTURE_DATA(faults) {
 	struct rmap maps[MAX_MAPS];
 	int nmaps;
 	struct mwin_window_info *wins;
+	/*
+	 * A check of this test failed: the harness counts each failure, and
+	 * this tells the test's own loops to stop (the harness's record of
+	 * it is not for tests to read).
+	 */
+	bool failed;
 };
 
 /* Seconds since the test started, for the log. */
@@ -161,6 +167,8 @@ void __attribute__((noreturn)) ctl_main(struct shared *sh, unsigned int seed);
 
 extern FIXTURE_DATA(faults) *watched;
 
+void step_failed(struct __test_metadata *_metadata,
+		 FIXTURE_DATA(faults) *self);
 void watch_lost(void);
 pid_t start_peer(FIXTURE_DATA(faults) *self, int i, int mode, bool fresh);
 void start_peers(struct __test_metadata *_metadata,

@@ -87,7 +87,8 @@ apt_lists_fresh() {
 # none of them is a kernel image or depends on one.
 pkgs="qemu-system-x86 rdma-core ibverbs-providers ibverbs-utils \
 	rdmacm-utils perftest libibverbs-dev librdmacm-dev busybox-static \
-	kmod cpio iproute2 sparse linux-source-6.1 make gcc gcc-12 libc6-dev \
+	kmod cpio iproute2 sparse linux-source-6.1 linux-source-6.12 make gcc \
+	gcc-12 libc6-dev \
 	dwarves xz-utils cppcheck python3-docutils dkms libssl-dev openssl \
 	libjson-c-dev"
 # shellcheck disable=SC2086
