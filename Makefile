@@ -193,8 +193,9 @@ vm-modules: deps
 # The style gates and builds first, then the suite and the demo in the VM.
 # host-snapshot comes first: the end of the run checks that nothing of it
 # (kernel images, /boot) changed.
-check: host-snapshot lint compat-check dkms-check vm-modules selftests \
-		selftests-harnesses tools
+check: host-snapshot inputs lint-check compat-check dkms-check vm-modules \
+		selftests selftests-harnesses tools
+	bash $(TOP)/tools/testing/lint-test.sh
 	bash $(TOP)/tools/testing/install-check.sh
 	bash $(TOP)/selftests/run-vm.sh
 	bash $(VM)/host-unchanged.sh check $(BUILD)/host.before
@@ -243,13 +244,16 @@ TOOL_SRCS := $(wildcard tools/lib/*.c tools/lib/peer/*.c tools/mwctl/*.c \
 	tools/mwpeer/*.c tools/examples/*.c)
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 
-# checkpatch --strict and kernel-doc on the module and uAPI, sparse on the
-# module, cppcheck on the tools: any finding fails.
-lint: $(KSRC)/.version deps
-	$(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet --show-types \
-		-f $(KMOD_SRCS)
-	@out=$$($(KSRC)/scripts/kernel-doc -none $(KMOD_SRCS) 2>&1); \
-		if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
+# checkpatch --strict and kernel-doc of linux-source-6.1 on the module and
+# uAPI (tools/testing/lint.sh), sparse on the module, cppcheck on the
+# tools. make lint: any finding fails. make check's lint-check: the same,
+# but the findings of a checker newer than the one the tree was verified
+# with (tools/testing/inputs.verified) make one warning line instead,
+# except under CI=true. CHECKER: another checker's tree (lint-test.sh).
+.PHONY: lint-check inputs inputs-record
+lint lint-check: $(KSRC)/.version deps
+	bash $(TOP)/tools/testing/lint.sh $(if $(filter lint,$@),strict,check) \
+		$(KMOD_SRCS)
 	@$(MAKE) -s -C $(VM_KDIR) M=$(TOP) C=2 modules > $(BUILD)/sparse.log 2>&1 || \
 		{ cat $(BUILD)/sparse.log; exit 1; }
 	@if grep -E 'warning:|error:' $(BUILD)/sparse.log; then exit 1; fi
@@ -257,6 +261,13 @@ lint: $(KSRC)/.version deps
 		--inline-suppr -I uapi -I tools/lib $(TOOL_SRCS)
 	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
 		--suppress=variableScope -I uapi -I tools/lib $(BENCH_SRCS)
+
+# What make check takes from the archive, against what the tree was
+# verified with (tools/testing/inputs.sh); inputs-record writes it down.
+inputs: $(KSRC)/.version deps
+	@bash $(TOP)/tools/testing/inputs.sh show
+inputs-record: $(KSRC)/.version deps
+	@bash $(TOP)/tools/testing/inputs.sh record
 
 # The module must build against every guest kernel's tree (deps.sh unpacks
 # them) and every linux-headers tree installed here.
@@ -387,6 +398,8 @@ help:
 	@echo "make conformance  the conformance table: mwin windows against rdma-core MWs"
 	@echo "make qualify    qualify this host's RDMA device: one report in build/qualify (root)"
 	@echo "make lint       checkpatch, sparse, kernel-doc and cppcheck; any finding fails"
+	@echo "make inputs     what make check takes from the archive, against what was verified"
+	@echo "make inputs-record  record the inputs here now as verified (after make check and make lint)"
 	@echo "make compat-check  build the module against every linux-headers-*-amd64 here"
 	@echo "make dkms-check build the module through DKMS (root)"
 	@echo "make dkms-install  copy the module's sources to /usr/src/mwin-$(DKMS_VERSION), dkms add + install"

@@ -141,7 +141,7 @@ unpack_kernel() {
 	local k=$1 dest="$vmdir/k/$1" dl="$vmdir/dl" pkgs deb
 	if [ "$(cat "$dest/.kver" 2>/dev/null || true)" = "$k" ] &&
 	   [ -f "$dest/boot/vmlinuz-$k" ] && [ -f "$dest/lib/modules/$k/modules.dep" ] &&
-	   [ -f "$dest/usr/src/linux-headers-$k/Makefile" ]; then
+	   [ -f "$dest/usr/src/linux-headers-$k/Makefile" ] && [ -s "$dest/.debs" ]; then
 		return 0
 	fi
 	pkgs=$(kernel_pkgs "$k" | tr '\n' ' ')
@@ -162,6 +162,8 @@ unpack_kernel() {
 	for deb in "$dl"/*.deb; do
 		say "unpacking $(basename "$deb")"
 		dpkg -x "$deb" "$dest.tmp"
+		# which packages, for make inputs
+		dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >> "$dest.tmp/.debs"
 	done
 	rm -f "$dl"/*.deb
 	# bookworm ships /lib/modules; a merged-/usr package would use /usr/lib
