@@ -33,6 +33,8 @@ struct batch_item {
 	bool pending;
 	bool inv;
 	bool reg;
+	/* a create's window, made, to finalize once the caller has its id */
+	struct mwin_obj *made;
 	struct ib_send_wr inv_wr;
 	struct ib_reg_wr reg_wr;
 };
@@ -165,9 +167,9 @@ static struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op)
 }
 
 /*
- * A create's or rebind's result: @op gets the window's id, rkey and iova;
- * a new window is finalized (published, its grant sent) at once, as the
- * batch's results are copied out at its end.
+ * A create's or rebind's result: @op gets the window's id, rkey and iova.
+ * A new window (@uc->obj) is finalized (published, its grant sent) only
+ * once the batch's results reached the caller: window_batch_end().
  */
 static int batch_bound(struct mwin_batch_op *op, struct mwin_ucmd *uc,
 		       int ret)
@@ -176,8 +178,6 @@ static int batch_bound(struct mwin_batch_op *op, struct mwin_ucmd *uc,
 
 	if (ret)
 		return ret;
-	if (uc->obj)
-		uc->obj->type->finalize(uc->obj);
 	op->id = bind->id;
 	op->rkey = bind->rkey;
 	op->iova = bind->iova;
@@ -307,26 +307,28 @@ static int batch_post(struct batch_chain *c)
 	const struct ib_send_wr *bad_wr;
 
 	c->deadline = jiffies + verbs_timeout(c->revokes);
-	if (peer_ops_get(c->p, c->n, c->deadline, !c->revokes)) {
-		peer_cut_off(c->p);
-		return -ECONNABORTED;
-	}
+	if (peer_ops_get(c->p, c->n, c->deadline, !c->revokes))
+		return verbs_chain_end(c->p, NULL, VERBS_UNPOSTED);
 	c->last->wr_cqe = &c->cqe;
 	c->last->send_flags = IB_SEND_SIGNALED;
 	c->ns = ktime_get_ns();
 	if (c->revokes)
-		verbs_test_stall(c->p);
+		verbs_test_fault(c->p);
 	if (ib_post_send(c->p->reg_qp, c->first, &bad_wr)) {
-		peer_cut_off(c->p);
 		if (bad_wr != c->first)
-			return -ETIMEDOUT;	/* its end never completes */
+			return verbs_chain_end(c->p, NULL, VERBS_TORN);
 		peer_ops_put(c->p, c->n);
-		return -ECONNABORTED;
+		return verbs_chain_end(c->p, NULL, VERBS_UNPOSTED);
 	}
 	return 0;
 }
 
-/* Wait for a posted chain, within its bound, or cut its peer off. */
+/*
+ * Wait for a posted chain, within its bound, then end it as a single call
+ * would (verbs_chain_end()). A request that failed leaves the chain's last
+ * one flushed or failed: c->status says whether any did; each entry's
+ * own status says which.
+ */
 static void batch_wait(struct batch_chain *c)
 {
 	if (c->error)
@@ -334,16 +336,14 @@ static void batch_wait(struct batch_chain *c)
 	if (verbs_wait(c->p, &c->done, c->deadline, false) > 0) {
 		c->ns = ktime_get_ns() - c->ns;
 		peer_ops_put(c->p, c->n);
+		if (c->status)
+			c->error = verbs_chain_end(c->p, NULL, VERBS_FAILED);
 		return;
 	}
 	mwin_count(c->p, MWIN_STAT_TIMEOUTS, 1);
-	peer_cut_off(c->p);
-	if (!verbs_flushed(&c->done)) {
-		c->error = -ETIMEDOUT;
-		return;
-	}
-	peer_ops_put(c->p, c->n);
-	c->error = -ECONNABORTED;
+	c->error = verbs_chain_end(c->p, &c->done, VERBS_LOST);
+	if (c->error == -ECONNABORTED)
+		peer_ops_put(c->p, c->n);	/* flushed */
 }
 
 /* A create's REG_MR ended with @ret: window_create_end() drops the lock. */
@@ -354,6 +354,7 @@ static void batch_finish_create(struct batch_item *it, int ret)
 
 	ret = window_create_end(&uc, it->w, &bind, ret);
 	it->op->result = batch_bound(it->op, &uc, ret);
+	it->made = uc.obj;
 }
 
 /*
@@ -545,11 +546,13 @@ static void batch_run(struct batch *b, struct mwin_ucmd *ucmd,
  *	argument (a non-zero @result marks an entry that failed that check)
  * @n: number of entries
  * @failed: out, the number of entries that failed
+ * @made: out, @n entries: the windows its creates made, not visible yet
+ *	(NULL for other entries), for window_batch_end()
  *
  * Return: 0, or -ENOMEM when no entry was carried out.
  */
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
-		 unsigned int n, u32 *failed)
+		 unsigned int n, u32 *failed, struct mwin_obj **made)
 {
 	struct batch *b = batch_alloc(n, false);
 	unsigned int i;
@@ -562,10 +565,56 @@ int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 	for (i = 0; i < n; i++) {
 		if (b->items[i].w)
 			window_put(b->items[i].w);
+		made[i] = b->items[i].made;
 		*failed += !!ops[i].result;
 	}
 	batch_free(b);
 	return 0;
+}
+
+/**
+ * window_batch_end() - the batch's results reached the caller, or not
+ * @made: window_batch()'s windows
+ * @n: entries of @made
+ * @reached: the caller has every entry's result: the windows are
+ *	published and granted, each peer's grants in as few SENDs as they
+ *	fit; otherwise they are destroyed, nobody told, as a single create
+ *	whose result could not be copied out
+ */
+void window_batch_end(struct mwin_obj **made, unsigned int n, bool reached)
+{
+	/* without it, the grants go out one SEND each */
+	struct mwin_peer **held = kcalloc(n, sizeof(*held), GFP_KERNEL);
+	struct mwin_window *w;
+	unsigned int i;
+
+	for (i = 0; held && reached && i < n; i++) {
+		if (!made[i])
+			continue;
+		w = container_of(made[i], struct mwin_window, obj);
+		mutex_lock(&w->lock);
+		held[i] = w->peer;
+		if (held[i]) {
+			mwin_obj_get(&held[i]->obj);
+			peer_hold_msgs(held[i]);
+		}
+		mutex_unlock(&w->lock);
+	}
+	for (i = 0; i < n; i++) {
+		if (!made[i])
+			continue;
+		if (reached)
+			made[i]->type->finalize(made[i]);
+		else
+			made[i]->type->abort(made[i]);
+	}
+	for (i = 0; held && i < n; i++) {
+		if (!held[i])
+			continue;
+		peer_release_msgs(held[i]);
+		peer_put(held[i]);
+	}
+	kfree(held);
 }
 
 /**

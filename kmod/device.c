@@ -128,10 +128,11 @@ static int mwin_add_one(struct ib_device *ibdev)
 	/* rxe does not enforce its limit; real hardware does: keep to it. */
 	dev->max_pages = attrs->max_fast_reg_page_list_len;
 	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
-	/* rxe's page tables: see compat.h */
+	/* rxe's page tables (compat.h), and its stalling send queue (peer_kick()) */
 	if (ibdev->ops.driver_id == RDMA_DRIVER_RXE) {
 		dev->spare_pages = MWIN_RXE_SPARE_PAGES;
 		dev->max_small_pages = MWIN_RXE_MAX_SMALL_PAGES;
+		dev->kick = true;
 	} else {
 		dev->max_small_pages = U32_MAX;
 	}

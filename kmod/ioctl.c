@@ -279,6 +279,7 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 	struct mwin_window_batch *cmd = ucmd->cmd;
 	u8 __user *uops = u64_to_user_ptr(cmd->ops);
 	size_t usize = cmd->op_size;
+	struct mwin_obj **made = NULL;
 	struct mwin_batch_op *ops;
 	u32 i, n = cmd->count;
 	int ret = 0;
@@ -289,8 +290,11 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 	    usize > MWIN_BATCH_OP_MAX_SIZE)
 		return -EINVAL;
 	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
-	if (!ops)
-		return -ENOMEM;
+	made = kcalloc(n, sizeof(*made), GFP_KERNEL);
+	if (!ops || !made) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n && !ret; i++)
 		ret = copy_struct_from_user(&ops[i], sizeof(ops[i]),
 					    uops + i * usize, usize);
@@ -299,7 +303,7 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 	for (i = 0; i < n; i++)
 		ops[i].result = mwin_check_batch_op(&ops[i]);
 
-	ret = window_batch(ucmd, ops, n, &cmd->failed);
+	ret = window_batch(ucmd, ops, n, &cmd->failed, made);
 	if (ret)
 		goto out;
 
@@ -307,7 +311,10 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 		if (copy_to_user(uops + i * usize, &ops[i],
 				 min(usize, sizeof(ops[i]))))
 			ret = -EFAULT;
+	/* as a single create: published once its id reached the caller */
+	window_batch_end(made, n, !ret);
 out:
+	kfree(made);
 	kfree(ops);
 	return ret;
 }

@@ -39,6 +39,8 @@
  *                                  setting up a peer; creating and
  *                                  removing a region's DMA map
  *   tenant->pd_lock                its tenant PDs and their peer lists
+ *   peer->cut_lock                 moving a peer's QPs: out of RESET at
+ *                                  its setup, to ERR (peer_qps_to_err())
  *   region->lock                   window tree, DMA maps
  *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
@@ -56,17 +58,21 @@
  *   BOUND|INVALIDATED --peer gone, QP error--> UNBOUND (MR deregistered)
  *   UNBOUND --rebind with a peer--> BOUND
  *   any --operation failed, or cut off--> UNBOUND (the peer is torn down)
- *   any --cut off, and the device did not even flush--> BROKEN (MR kept
- *   until the peer's QP is drained, then UNBOUND)
+ *   any --cut off, and the device did not even flush, or a QP the device
+ *   would not move to ERR--> BROKEN (MR kept until the peer's QP is
+ *   drained, then UNBOUND): see verbs_chain_end()
  *   BOUND --lease ran out: LOCAL_INV ok--> INVALIDATED (expired)
  *   a one-shot window handed back or expired --> destroyed
  *
  * Revocation bound
  *   A chain that revokes an rkey waits at most revoke_timeout_ms for its
- *   permits and its completion. Past that, or when the caller is killed or
- *   the post fails, the peer is cut off: its QP is moved to ERR before the
- *   call returns, so nothing reaches memory through the peer's PD any more,
- *   whatever the peer does (see peer_cut_off()).
+ *   permits and its completion. Whatever else happens (past that, the
+ *   caller killed, the post failed, a request completed in error: the
+ *   registration QP flushed or poisoned), verbs_chain_end() decides, for
+ *   single calls, batches and lease expiry alike: the QPs that could use
+ *   the MR are moved to ERR before the call returns (peer_cut_off()), or
+ *   the window is BROKEN and keeps its MR, range and memory until the
+ *   device is done with them.
  */
 #ifndef _MWIN_H
 #define _MWIN_H
@@ -144,6 +150,16 @@ enum mwin_test_point {
 	MWIN_TEST_TEARDOWN,	/* a teardown, before it drains the QP */
 	/* not a sleep: a revoke's chain is held by the device (verbs.c) */
 	MWIN_TEST_STALL_REVOKE,
+	/*
+	 * not a sleep: the peer's registration QP is in ERR before a revoke
+	 * is posted, as a request sent to it from the network leaves it on
+	 * rxe (verbs.c); the connected QP stays in RTS
+	 */
+	MWIN_TEST_POISON_REG,
+	/* a peer's setup, after it joined its tenant PD and made its QPs */
+	MWIN_TEST_PEER_SETUP,
+	/* a teardown, between destroying the QPs and leaving the tenant PD */
+	MWIN_TEST_PD_LEAVE,
 };
 
 #ifdef MWIN_TEST
@@ -303,6 +319,8 @@ struct mwin_ucmd {
  * @page_size_cap: page sizes an MR can map, one bit per size
  * @fast_reg: the device supports IB_WR_REG_MR
  * @atomic: the device supports remote atomics
+ * @kick: a send queue of its may stall until posted to again (rxe: see
+ *	peer_kick())
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
  *	invalidations
  * @next_vector: the completion vector the next peer's CQs take, round
@@ -322,6 +340,7 @@ struct mwin_dev {
 	u64 page_size_cap;
 	bool fast_reg;
 	bool atomic;
+	bool kick;
 	struct xarray mr_windows;
 	atomic_t next_vector;
 };
@@ -368,9 +387,12 @@ struct mwin_region {
  * @dev: its device
  * @pd: the PD of the tenant's connections on @dev and of the MRs of its
  *	windows there: an rkey registered in it works through each of them
- * @node: in @tenant->pds while new connections may join it: until it has
- *	no connection that is not being torn down
- * @peers: its peers, under @tenant->pd_lock, until their teardown
+ * @node: in @tenant->pds, from its making to its release
+ * @closed: new connections may not join it: it had no connection left that
+ *	was not being torn down (tenant_pd_join())
+ * @nr_joining: connections that took it and have no QPs yet
+ * @peers: its peers whose QPs exist, under @tenant->pd_lock: each can be
+ *	moved to ERR (tenant_pd_cut_off())
  */
 struct mwin_tenant_pd {
 	struct kref kref;
@@ -378,6 +400,8 @@ struct mwin_tenant_pd {
 	struct mwin_dev *dev;
 	struct ib_pd *pd;
 	struct list_head node;
+	bool closed;
+	unsigned int nr_joining;
 	struct list_head peers;
 };
 
@@ -404,7 +428,7 @@ struct mwin_tenant_pd {
  * @bytes_granted: bytes of the windows bound to it or its peers
  * @max_bytes: the most @bytes_granted may be; 0: no limit
  * @pd_lock: @pds and their peer lists; a mutex: PDs are made under it
- * @pds: its PDs that connections may join, one per device at most
+ * @pds: its PDs; of those not closed, one per device at most
  */
 struct mwin_tenant {
 	struct mwin_obj obj;
@@ -476,13 +500,16 @@ struct mwin_peer {
 	unsigned long flags;
 #define MWIN_PEER_KILLED	0
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
-#define MWIN_PEER_CUT_OFF	2	/* its QPs were moved to ERR */
+#define MWIN_PEER_CUT_OFF	2	/* its QPs are in ERR: peer_qps_to_err() */
 #define MWIN_PEER_DRAINED	3	/* the teardown drained its QPs */
 #define MWIN_PEER_AUTHENTIC	4	/* anonymous, or its tenant proof verified */
 #define MWIN_PEER_NEEDS_PROOF	5	/* its tenant has a key */
+#define MWIN_PEER_SET_UP	6	/* its CONNECT_REQUEST handler accepted it */
+#define MWIN_PEER_QUEUED	7	/* its teardown is queued */
+#define MWIN_PEER_QPS_UP	8	/* its QPs may have left RESET */
+	/* serializes moving its QPs to ERR (peer_qps_to_err()) */
+	struct mutex cut_lock;
 	enum mwin_down_reason down_reason;
-	/* the CONNECT_REQUEST handler is done with the peer */
-	struct completion set_up;
 	/* the teardown is done with the peer (peer_wait_torn_down()) */
 	struct completion torn_down;
 
@@ -586,6 +613,8 @@ struct mwin_window {
 
 	/* its lease's deadline, CLOCK_MONOTONIC; 0: none (lease.c) */
 	ktime_t expires;
+	/* the lease its create asked for, armed when it is finalized */
+	u32 create_lease_ms;
 	/* in the tree of leases while @expires is set, but while it expires */
 	struct rb_node lease_node;
 	/* its last lease ran out, and it was not bound since */
@@ -597,6 +626,11 @@ struct mwin_window {
 	u64 invalidations;
 	u64 remote_invalidations;
 };
+
+static inline struct mwin_window *to_window(struct mwin_obj *o)
+{
+	return o ? container_of(o, struct mwin_window, obj) : NULL;
+}
 
 static inline u64 window_offset(const struct mwin_window *w)
 {
@@ -663,7 +697,8 @@ struct batch;
 struct batch *batch_alloc(unsigned int n, bool ops);
 void batch_free(struct batch *b);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
-		 unsigned int n, u32 *failed);
+		 unsigned int n, u32 *failed, struct mwin_obj **made);
+void window_batch_end(struct mwin_obj **made, unsigned int n, bool reached);
 void batch_expire(struct batch *b, struct mwin_window **ws, unsigned int n);
 
 /* lease.c */
@@ -676,7 +711,7 @@ bool lease_due(const struct mwin_window *w);
 void lease_expired(struct mwin_window *w);
 void lease_reap(struct mwin_window *w);
 
-/* window.c */
+/* window.c (the states), create.c (making one), grantee.c (its grantees) */
 int window_create(struct mwin_ucmd *ucmd);
 struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
 				       const struct mwin_window_bind *arg,
@@ -704,11 +739,26 @@ u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
 int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 		     const struct mwin_window_bind *arg);
 int window_pick_key(struct mwin_window *w);
+int window_bind(struct mwin_window *w, struct mwin_peer *p,
+		struct mwin_tenant *t, u32 access, bool *replaced,
+		u32 *old_rkey);
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
 void window_forget_tenant(struct mwin_tenant *t);
+void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t);
+int window_find_grantee(const struct mwin_window_bind *arg,
+			const struct mwin_caller *c, struct mwin_peer **pp,
+			struct mwin_tenant **tp);
+void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t);
+void window_finalize(struct mwin_obj *o);
+void window_unbind(struct mwin_window *w, enum mwin_wire_reason why);
+int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret);
+int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
+		     struct mwin_tenant *t, bool *inv);
+void window_fill_result(struct mwin_window *w, struct mwin_window_bind *arg);
+void window_abort(struct mwin_obj *o);
 void window_bound(struct mwin_window *w, u32 access, bool inv);
 void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why);
 void window_tell_grant(struct mwin_window *w, const u32 *replaced);
@@ -719,7 +769,7 @@ int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns, bool inv_only);
 /* verbs.c */
 void verbs_init_window(struct mwin_window *w);
 int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages);
-void verbs_free_mr(struct mwin_window *w);
+int verbs_free_mr(struct mwin_window *w);
 bool verbs_mr_mapped(struct mwin_window *w, u32 shift);
 int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 		 u32 shift);
@@ -727,7 +777,26 @@ unsigned long verbs_timeout(bool revokes);
 long verbs_wait(struct mwin_peer *p, struct completion *done,
 		unsigned long deadline, bool killable);
 bool verbs_flushed(struct completion *done);
-void verbs_test_stall(struct mwin_peer *p);
+void verbs_test_fault(struct mwin_peer *p);
+
+/**
+ * enum verbs_end - how a window chain that did not complete cleanly ended,
+ *	for verbs_chain_end()
+ * @VERBS_FAILED: it completed, a request in error (flushed, or failed)
+ * @VERBS_LOST: it was posted and did not complete in time, or the caller
+ *	was killed: the device holds it
+ * @VERBS_UNPOSTED: nothing of it was posted (no permit, the post failed)
+ * @VERBS_TORN: it was posted in part: its end never completes
+ */
+enum verbs_end {
+	VERBS_FAILED,
+	VERBS_LOST,
+	VERBS_UNPOSTED,
+	VERBS_TORN,
+};
+
+int verbs_chain_end(struct mwin_peer *p, struct completion *done,
+		    enum verbs_end how);
 int verbs_invalidate(struct mwin_window *w);
 int verbs_register(struct mwin_window *w, u8 key, u32 access, bool revokes);
 void verbs_prep_inv(struct mwin_window *w, struct ib_send_wr *wr, u32 rkey);
@@ -749,10 +818,14 @@ void tenant_del_peer(struct mwin_tenant *t, struct mwin_peer *p);
 struct mwin_tenant *tenant_lookup(u32 id, const struct mwin_caller *c);
 bool tenant_alive(const struct mwin_tenant *t);
 int tenant_pd_join(struct mwin_peer *p);
+void tenant_pd_add(struct mwin_peer *p);
+void tenant_pd_remove(struct mwin_peer *p);
 void tenant_pd_leave(struct mwin_peer *p);
+int tenant_cut_off(struct mwin_tenant *t);
 void tenant_pd_get(struct mwin_tenant_pd *tpd);
 void tenant_pd_put(struct mwin_tenant_pd *tpd);
-void tenant_pd_cut_off(struct mwin_tenant_pd *tpd);
+int tenant_pd_cut_off(struct mwin_tenant_pd *tpd,
+		      enum mwin_down_reason why);
 struct mwin_peer *tenant_pd_carrier(struct mwin_tenant_pd *tpd,
 				    struct mwin_peer *not);
 struct mwin_peer *tenant_carrier(struct mwin_tenant *t);
@@ -809,16 +882,26 @@ static inline bool peer_takes_grants(const struct mwin_peer *p)
 	       test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
 }
 
+/* cm.c */
 int peer_listen(void);
 void peer_stop_listen(void);
+
 struct mwin_peer *peer_get(u32 id);
 void peer_put(struct mwin_peer *p);
 void peer_kill(struct mwin_peer *p, enum mwin_down_reason why);
 void peer_kill_sync(struct mwin_peer *p, enum mwin_down_reason why);
 const char *peer_down_name(enum mwin_down_reason why);
 int peer_wait_torn_down(struct mwin_peer *p);
-void peer_cut_off(struct mwin_peer *p);
-void peer_cut_off_qp(struct mwin_peer *p);
+struct mwin_peer *peer_alloc(struct rdma_cm_id *id, struct mwin_dev *dev,
+			     struct mwin_admission *a);
+void peer_free(struct mwin_peer *p);
+int peer_create_qp(struct mwin_peer *p);
+void peer_destroy_qp(struct mwin_peer *p);
+int peer_qp_ready(struct mwin_peer *p, const struct rdma_conn_param *param);
+void peer_queue_teardown(struct mwin_peer *p);
+int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why);
+int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why);
+int peer_qps_to_err(struct mwin_peer *p);
 void peer_queue_regrant(struct mwin_peer *p);
 void peer_kick(struct mwin_peer *p);
 int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
@@ -829,6 +912,13 @@ bool peer_revoked(struct mwin_peer *p, u32 rkey);
 int peer_disconnect(u32 id);
 int peer_fill_info(struct mwin_peer_info *info);
 int peer_fill_gone(struct mwin_peer_info *info);
+
+/* msgs.c: what a peer is sent and sends */
+void peer_msgs_init(struct mwin_peer *p);
+int peer_alloc_bufs(struct mwin_peer *p);
+void peer_free_bufs(struct mwin_peer *p);
+int peer_post_recvs(struct mwin_peer *p);
+void peer_established(struct mwin_peer *p);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);

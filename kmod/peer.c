@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Peers: the RDMA CM listener, one PD, two CQs and two RC QPs per accepted
- * connection, grant and revoke messages, and teardown.
+ * Peers: the object, one PD, two CQs and two RC QPs per accepted
+ * connection, cutting them off, and teardown. The connection is cm.c's,
+ * the messages msgs.c's.
  *
  * The connected QP carries the messages and the peer's requests. The
  * peer's window operations (LOCAL_INV, REG_MR) go on a registration QP in
@@ -17,11 +18,7 @@
  * moves the QP to error silently after a bad remote access), a failed
  * window operation or keepalive, PEER_DISCONNECT, device removal or unload.
  */
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <linux/inet.h>
 #include <linux/slab.h>
-#include <rdma/ib_cm.h>
 
 #include "mwin.h"
 #include "trace.h"
@@ -81,12 +78,29 @@ static const char *const peer_down_why[MWIN_DOWN_SLOTS] = {
 	[MWIN_DOWN_TENANT] = "its tenant was destroyed",
 	[MWIN_DOWN_UNLOAD] = "module unloaded",
 	[MWIN_DOWN_QP_EVENT] = "the device reported its QP broken",
+	[MWIN_DOWN_REG_QP] = "its registration QP failed: something was sent to it",
 };
 
 const char *peer_down_name(enum mwin_down_reason why)
 {
 	return why < MWIN_DOWN_SLOTS && peer_down_why[why] ?
 	       peer_down_why[why] : "unknown";
+}
+
+/*
+ * The teardown of a killed peer is queued once its CONNECT_REQUEST handler
+ * accepted it: a peer killed while it is set up (a cut-off of its tenant
+ * PD, a receive failed after the REP) is torn down by the handler's own
+ * undo when the setup fails, and queued by the handler when it succeeds.
+ * Each side sets its bit, then looks at the other's.
+ */
+void peer_queue_teardown(struct mwin_peer *p)
+{
+	smp_mb__after_atomic();	/* the bit set before, against the tests */
+	if (test_bit(MWIN_PEER_KILLED, &p->flags) &&
+	    test_bit(MWIN_PEER_SET_UP, &p->flags) &&
+	    !test_and_set_bit(MWIN_PEER_QUEUED, &p->flags))
+		queue_work(mwin_wq, &p->teardown_work);
 }
 
 /**
@@ -98,7 +112,7 @@ void peer_kill(struct mwin_peer *p, enum mwin_down_reason why)
 {
 	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags)) {
 		p->down_reason = why;
-		queue_work(mwin_wq, &p->teardown_work);
+		peer_queue_teardown(p);
 	}
 }
 
@@ -135,45 +149,83 @@ int peer_wait_torn_down(struct mwin_peer *p)
 
 /**
  * peer_cut_off() - stop every remote access through a peer's PD, now
- * @p: peer; the caller keeps its QP alive (a window attached to @p and
+ * @p: peer; the caller keeps its QPs alive (a window attached to @p and
  *	locked or batched by the caller)
+ * @why: the reason the peer goes, if it is the first
  *
- * Moves the QP to ERR before returning: the device takes no more requests
- * from the peer, so every rkey granted to it is dead however long its
- * pending work requests take. Its registration QP follows, which flushes
- * the window requests it still holds. Then the peer is torn
- * down. A tenant's peer shares its PD, and so its rkeys, with the
- * tenant's other connections on the device: all of them are cut off.
+ * A tenant's peer shares its PD, and so its rkeys, with the tenant's other
+ * connections on the device: all of them are cut off.
+ *
+ * Return: 0 when every QP in the PD is in ERR; an errno when one could not
+ * be moved there (see peer_cut_off_qp()).
  */
-void peer_cut_off(struct mwin_peer *p)
+int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
 {
 	if (p->tpd)
-		tenant_pd_cut_off(p->tpd);
-	else
-		peer_cut_off_qp(p);
+		return tenant_pd_cut_off(p->tpd, why);
+	return peer_cut_off_qp(p, why);
 }
 
-/* peer_cut_off() of @p's QPs alone. */
-void peer_cut_off_qp(struct mwin_peer *p)
+/**
+ * peer_qps_to_err() - move a peer's QPs to ERR, once
+ * @p: peer whose QPs exist
+ *
+ * The connected QP then takes no more requests from the peer, so no rkey
+ * works through it however long the peer's pending requests take; the
+ * registration QP flushes the window requests it still holds.
+ *
+ * Return: 0 when both are in ERR (now or before, or drained by the
+ * teardown); an errno when the device refused: nothing is then taken for
+ * done, and a later call tries again.
+ */
+int peer_qps_to_err(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	int ret, reg_ret;
+	int ret = 0, reg_ret;
 
-	if (!test_and_set_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
-		trace_mwin_cut_off(p);
-		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
+	mutex_lock(&p->cut_lock);
+	/* still in RESET, they stay there: peer_qp_ready() looks first */
+	if (!test_bit(MWIN_PEER_QPS_UP, &p->flags))
+		set_bit(MWIN_PEER_CUT_OFF, &p->flags);
+	if (!test_bit(MWIN_PEER_CUT_OFF, &p->flags) &&
+	    !test_bit(MWIN_PEER_DRAINED, &p->flags)) {
 		/* both, whatever the first says: each failure is its own */
 		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
 		reg_ret = ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
 		ret = ret ?: reg_ret;
-		if (ret)
-			pr_err_ratelimited("mwin: peer %u: cannot move its QPs to error: %d\n",
-					   p->obj.id, ret);
-		else
-			pr_info_ratelimited("mwin: peer %u cut off: a revoke or registration did not complete in time\n",
-					    p->obj.id);
+		if (!ret)
+			set_bit(MWIN_PEER_CUT_OFF, &p->flags);
 	}
-	peer_kill(p, MWIN_DOWN_CUT_OFF);
+	mutex_unlock(&p->cut_lock);
+	return ret;
+}
+
+/**
+ * peer_cut_off_qp() - peer_cut_off() of @p's QPs alone
+ * @p: peer whose QPs exist
+ * @why: the reason the peer goes, if it is the first
+ *
+ * Counted and told as a cut-off when this call moved the QPs. The peer is
+ * torn down in any case.
+ *
+ * Return: see peer_qps_to_err().
+ */
+int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
+{
+	bool was = test_bit(MWIN_PEER_CUT_OFF, &p->flags);
+	int ret = peer_qps_to_err(p);
+
+	if (ret)
+		pr_err_ratelimited("mwin: peer %u: cannot move its QPs to error: %d\n",
+				   p->obj.id, ret);
+	if (!ret && !was) {
+		trace_mwin_cut_off(p);
+		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
+		pr_info_ratelimited("mwin: peer %u: QPs moved to error: %s\n",
+				    p->obj.id, peer_down_name(why));
+	}
+	peer_kill(p, why);
+	return ret;
 }
 
 static bool peer_ops_take(struct mwin_peer *p, unsigned int n)
@@ -249,257 +301,6 @@ bool peer_revoked(struct mwin_peer *p, u32 rkey)
 }
 
 /*
- * Messages. Each operation queues its messages in the open slot and posts
- * the slot as one SEND when it is done (or the slot is full), so that a
- * rebind's revoke and grant, or all of a batch's messages to one peer,
- * cost the device one SEND, not one each. Messages go out in the order they
- * are queued, one sequence number each. A peer that takes none (no
- * receives posted) stalls its SENDs: after op_timeout_ms it is
- * disconnected.
- */
-
-static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct mwin_peer *p =
-		container_of(wc->wr_cqe, struct mwin_peer, send_cqe);
-
-	spin_lock(&p->send_lock);
-	p->sends_inflight--;
-	spin_unlock(&p->send_lock);
-	wake_up(&p->send_wait);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
-					    p->obj.id, ib_wc_status_msg(wc->status));
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-	}
-}
-
-/* Post the open slot, which holds messages, as one SEND. */
-static void peer_post_open(struct mwin_peer *p)
-{
-	struct ib_device *ibdev = p->dev->ibdev;
-	struct ib_send_wr wr = {};
-	struct ib_sge sge;
-
-	lockdep_assert_held(&p->send_lock);
-	sge.addr = p->send_dma + p->send_open * MWIN_WIRE_RECV_SIZE;
-	sge.length = p->send_queued * sizeof(struct mwin_wire_msg);
-	sge.lkey = p->pd->local_dma_lkey;
-	ib_dma_sync_single_for_device(ibdev, sge.addr, sge.length,
-				      DMA_TO_DEVICE);
-	wr.wr_cqe = &p->send_cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	if (ib_post_send(p->qp, &wr, NULL)) {
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-		return;
-	}
-	mwin_count(p, MWIN_STAT_MSGS_SENT, p->send_queued);
-	p->sends_inflight++;
-	p->send_open = (p->send_open + 1) % MWIN_SEND_DEPTH;
-	p->send_queued = 0;
-}
-
-/* The open slot can take a message: it is not the oldest one in flight. */
-static bool peer_slot_free(struct mwin_peer *p)
-{
-	return READ_ONCE(p->sends_inflight) < MWIN_SEND_DEPTH ||
-	       test_bit(MWIN_PEER_KILLED, &p->flags);
-}
-
-/* Queue @n messages; post them unless a holder will. */
-static void peer_trace_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
-{
-	u32 window = le32_to_cpu(m->window), rkey = le32_to_cpu(m->rkey);
-
-	if (m->type == MWIN_WIRE_GRANT)
-		trace_mwin_msg_grant(window, p->obj.id, rkey, 0, p->seq);
-	else
-		trace_mwin_msg_revoke(window, p->obj.id, rkey,
-				      le16_to_cpu(m->access), p->seq);
-}
-
-static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
-			    unsigned int n)
-{
-	struct mwin_wire_msg *slot;
-
-	spin_lock_bh(&p->send_lock);
-	while (n && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
-		if (p->sends_inflight == MWIN_SEND_DEPTH) {
-			spin_unlock_bh(&p->send_lock);
-			if (!wait_event_timeout(p->send_wait, peer_slot_free(p),
-						msecs_to_jiffies(mwin_op_timeout_ms)))
-				peer_kill(p, MWIN_DOWN_NO_MESSAGES);
-			spin_lock_bh(&p->send_lock);
-			continue;
-		}
-		m->seq = cpu_to_le32(++p->seq);
-		peer_trace_msg(p, m);
-		slot = p->send_msgs + p->send_open * MWIN_WIRE_MSGS_PER_SEND;
-		slot[p->send_queued++] = *m++;
-		n--;
-		if (p->send_queued == MWIN_WIRE_MSGS_PER_SEND ||
-		    (!n && !p->send_holds))
-			peer_post_open(p);
-	}
-	spin_unlock_bh(&p->send_lock);
-}
-
-/*
- * Between peer_hold_msgs() and peer_release_msgs() messages to @p wait in
- * the open slot, to go out together.
- */
-void peer_hold_msgs(struct mwin_peer *p)
-{
-	spin_lock_bh(&p->send_lock);
-	p->send_holds++;
-	spin_unlock_bh(&p->send_lock);
-}
-
-void peer_release_msgs(struct mwin_peer *p)
-{
-	spin_lock_bh(&p->send_lock);
-	if (!--p->send_holds && p->send_queued &&
-	    !test_bit(MWIN_PEER_KILLED, &p->flags))
-		peer_post_open(p);
-	spin_unlock_bh(&p->send_lock);
-}
-
-static void peer_msg_init(struct mwin_wire_msg *m, u8 type, u32 window,
-			  u32 rkey)
-{
-	memset(m, 0, sizeof(*m));
-	m->magic = cpu_to_le32(MWIN_WIRE_MAGIC);
-	m->version = MWIN_WIRE_VERSION;
-	m->type = type;
-	m->window = cpu_to_le32(window);
-	m->rkey = cpu_to_le32(rkey);
-}
-
-static void peer_msg_revoke(struct mwin_wire_msg *m, u32 peer,
-			    const struct mwin_window *w, u32 rkey,
-			    enum mwin_wire_reason reason)
-{
-	mwin_event(MWIN_EVENT_REVOKE, &w->obj, w->obj.id, peer, rkey, reason);
-	peer_msg_init(m, MWIN_WIRE_REVOKE, w->obj.id, rkey);
-	m->access = cpu_to_le16(reason);
-}
-
-/*
- * Grant @w's rkey; with @replaced, the rkey the same bind invalidated is
- * revoked in the same SEND, first. A quiet window's peer is told nothing;
- * the monitor still is.
- */
-void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
-		     const u32 *replaced)
-{
-	struct mwin_wire_msg m[2], *grant = &m[replaced ? 1 : 0];
-
-	if (replaced) {
-		peer_note_revoked(p, *replaced);
-		peer_msg_revoke(&m[0], p->obj.id, w, *replaced,
-				MWIN_REVOKE_REBIND);
-	}
-	u32 lease_ms = lease_left_ms(w);
-
-	mwin_event(MWIN_EVENT_GRANT, &w->obj, w->obj.id, p->obj.id, w->rkey,
-		   lease_ms);
-	if (w->flags & MWIN_WINDOW_QUIET)
-		return;
-	peer_msg_init(grant, MWIN_WIRE_GRANT, w->obj.id, w->rkey);
-	grant->access = cpu_to_le16(w->access);
-	grant->lease_ms = cpu_to_le32(lease_ms);
-	grant->iova = cpu_to_le64(window_offset(w));
-	grant->length = cpu_to_le64(window_length(w));
-	if (w->flags & MWIN_WINDOW_ONCE)
-		grant->flags = cpu_to_le32(MWIN_WIRE_GRANT_ONCE);
-	peer_queue_msgs(p, m, replaced ? 2 : 1);
-}
-
-/* A window whose creation was not finalized was never granted: quiet. */
-void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
-		      enum mwin_wire_reason reason)
-{
-	struct mwin_wire_msg m;
-
-	if (!w->granted)
-		return;
-	peer_note_revoked(p, rkey);
-	peer_msg_revoke(&m, p->obj.id, w, rkey, reason);
-	if (!(w->flags & MWIN_WINDOW_QUIET))
-		peer_queue_msgs(p, &m, 1);
-}
-
-/*
- * Keepalive. RC tells a sender, not an idle receiver, that the other end is
- * gone: a host that vanishes without a DREQ (power lost, link cut, VM
- * killed) would keep its peer, and the memory bound to that peer's windows,
- * until the module next sent it a message. So every keepalive_ms the module
- * posts a zero-length RDMA WRITE to a connected peer. It needs no rkey (a
- * zero-length access checks none), consumes no receive and completes
- * nothing on the peer's side; only the ACK matters. When the peer is gone
- * the QP's retries run out, the write fails and the peer is torn down.
- */
-static void peer_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct mwin_peer *p =
-		container_of(wc->wr_cqe, struct mwin_peer, keepalive_cqe);
-
-	clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
-	if (wc->status != IB_WC_SUCCESS)
-		peer_kill(p, wc->status == IB_WC_WR_FLUSH_ERR ?
-			  MWIN_DOWN_QP_ERROR : MWIN_DOWN_KEEPALIVE);
-}
-
-static void peer_keepalive_arm(struct mwin_peer *p)
-{
-	unsigned int ms = READ_ONCE(mwin_keepalive_ms);
-
-	/* Switched off: look again in a second. */
-	queue_delayed_work(mwin_wq, &p->keepalive_work,
-			   msecs_to_jiffies(ms ?: MSEC_PER_SEC));
-}
-
-static void peer_keepalive(struct work_struct *work)
-{
-	struct mwin_peer *p = container_of(to_delayed_work(work),
-					   struct mwin_peer, keepalive_work);
-	struct ib_rdma_wr wr = {
-		.wr.wr_cqe = &p->keepalive_cqe,
-		.wr.opcode = IB_WR_RDMA_WRITE,
-		.wr.send_flags = IB_SEND_SIGNALED,
-	};
-
-	bool failed = false;
-
-	if (test_bit(MWIN_PEER_KILLED, &p->flags))
-		return;
-	/*
-	 * Only on a quiet connection: a message in flight finds out as
-	 * well, and a write behind a SEND the peer keeps refusing (RNR)
-	 * would restart rxe's count of RNR retries. One at a time: the last
-	 * one may still be retrying.
-	 */
-	spin_lock_bh(&p->send_lock);
-	if (READ_ONCE(mwin_keepalive_ms) && !p->sends_inflight &&
-	    !test_and_set_bit(MWIN_PEER_KEEPALIVE, &p->flags) &&
-	    ib_post_send(p->qp, &wr.wr, NULL)) {
-		clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
-		failed = true;
-	}
-	spin_unlock_bh(&p->send_lock);
-	if (failed) {
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-		return;
-	}
-	peer_keepalive_arm(p);
-}
-
-/*
  * Kicks. rxe of Linux 6.1 runs a QP's requester and completer as two
  * tasklets. A LOCAL_INV that finds an earlier request not yet completed
  * (rxe_wqe_is_fenced()) marks the requester as waiting for the completer;
@@ -511,7 +312,8 @@ static void peer_keepalive(struct work_struct *work)
  * at the queue again (verbs_wait()): a LOCAL_INV of an MR that was never
  * registered, the one request that QP takes that changes nothing. A few
  * are in flight at most; when none is left, the chain's own bound still
- * holds.
+ * holds. Only on rxe (mwin_dev.kick): another provider may fail such a
+ * LOCAL_INV, and its registration QP with it.
  */
 static void peer_kick_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -531,197 +333,11 @@ void peer_kick(struct mwin_peer *p)
 		.ex.invalidate_rkey = p->kick_mr->rkey,
 	};
 
-	if (test_bit(MWIN_PEER_KILLED, &p->flags) ||
+	if (!p->kick_mr || test_bit(MWIN_PEER_KILLED, &p->flags) ||
 	    atomic_dec_if_positive(&p->kicks_free) < 0)
 		return;
 	if (ib_post_send(p->reg_qp, &wr, NULL))
 		atomic_inc(&p->kicks_free);
-}
-
-/* Receives */
-
-static int peer_post_recv(struct mwin_peer *p, struct mwin_recv *r)
-{
-	struct ib_recv_wr wr = {};
-	struct ib_sge sge;
-
-	sge.addr = p->recv_dma + r->index * sizeof(struct mwin_wire_msg);
-	sge.length = sizeof(struct mwin_wire_msg);
-	sge.lkey = p->pd->local_dma_lkey;
-	wr.wr_cqe = &r->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	return ib_post_recv(p->qp, &wr, NULL);
-}
-
-/* Send a proved peer of a tenant its tenant's grants, from a work item. */
-static void peer_regrant(struct work_struct *work)
-{
-	struct mwin_peer *p = container_of(work, struct mwin_peer,
-					   regrant_work);
-
-	tenant_regrant(p);
-	peer_put(p);
-}
-
-void peer_queue_regrant(struct mwin_peer *p)
-{
-	mwin_obj_get(&p->obj);
-	if (!queue_work(mwin_wq, &p->regrant_work))
-		peer_put(p);	/* queued already: never the last reference */
-}
-
-/*
- * The peer is up: say so, start its keepalive and, for a tenant's peer,
- * tell it of its tenant's windows. Under @p->lock.
- */
-static void peer_up(struct mwin_peer *p)
-{
-	p->state = MWIN_PEER_CONNECTED;
-	trace_mwin_peer_up(p);
-	peer_keepalive_arm(p);
-	if (p->tenant)
-		peer_queue_regrant(p);
-}
-
-/*
- * The QP of a peer that owes a proof grants no remote access (see
- * peer_qp_to()): it is in its tenant's PD, with its tenant's MRs. Once
- * proved, it grants what the CM negotiated.
- */
-static int peer_grant_access(struct mwin_peer *p)
-{
-	struct ib_qp_attr attr = { .qp_access_flags = p->qp_access };
-
-	return ib_modify_qp(p->qp, &attr, IB_QP_ACCESS_FLAGS);
-}
-
-/*
- * A peer of a tenant with a key owes its proof as its first message
- * (admit.c): anything else, or a wrong one, and it goes. The proof may
- * come before the CM's ESTABLISHED event; then that event finds the peer
- * authentic.
- */
-static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
-			     u32 len)
-{
-	struct ib_device *ibdev = p->dev->ibdev;
-	u64 dma = p->recv_dma + r->index * sizeof(struct mwin_wire_msg);
-	bool ok, up;
-
-	BUILD_BUG_ON(sizeof(struct mwin_wire_proof) !=
-		     sizeof(struct mwin_wire_msg));
-	if (test_bit(MWIN_PEER_KILLED, &p->flags))
-		return;		/* a hostile hand-back came with it */
-	ib_dma_sync_single_for_cpu(ibdev, dma, sizeof(struct mwin_wire_msg),
-				   DMA_FROM_DEVICE);
-	ok = len == sizeof(struct mwin_wire_proof) &&
-	     admit_check_proof(p, (void *)&p->recv_msgs[r->index]);
-	ib_dma_sync_single_for_device(ibdev, dma, sizeof(struct mwin_wire_msg),
-				      DMA_FROM_DEVICE);
-	if (!ok) {
-		admit_count(p->tenant, MWIN_REJECT_BAD_PROOF);
-		peer_kill(p, MWIN_DOWN_BAD_PROOF);
-		return;
-	}
-	if (peer_grant_access(p)) {
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-		return;
-	}
-	spin_lock(&p->lock);
-	set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-	up = p->state == MWIN_PEER_AUTHENTICATING;
-	if (up)
-		peer_up(p);
-	spin_unlock(&p->lock);
-	if (up)
-		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
-}
-
-/* No proof within op_timeout_ms of the ESTABLISHED event. */
-static void peer_auth_timeout(struct work_struct *work)
-{
-	struct mwin_peer *p = container_of(to_delayed_work(work),
-					   struct mwin_peer, auth_work);
-
-	if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags) ||
-	    test_bit(MWIN_PEER_KILLED, &p->flags))
-		return;
-	admit_count(p->tenant, MWIN_REJECT_NO_PROOF);
-	peer_kill(p, MWIN_DOWN_NO_PROOF);
-}
-
-/*
- * The payload of a peer's message carries nothing the module acts on; only
- * the invalidation a Send-with-Invalidate performed does.
- */
-static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct mwin_recv *r = container_of(wc->wr_cqe, struct mwin_recv, cqe);
-	struct mwin_peer *p = r->peer;
-
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("mwin: peer %u: receive failed: %s\n",
-					    p->obj.id, ib_wc_status_msg(wc->status));
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-		return;
-	}
-	mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);
-	/* done by the device whoever sent it: hostile before the proof */
-	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-		mwin_test_delay(MWIN_TEST_REMOTE_INV);
-		window_remote_invalidate(p, wc->ex.invalidate_rkey);
-	}
-	if (!test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
-		peer_check_proof(p, r, wc->byte_len);
-	if (peer_post_recv(p, r))
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-}
-
-/* Setup and teardown */
-
-static void peer_free_bufs(struct mwin_peer *p)
-{
-	struct ib_device *ibdev = p->dev->ibdev;
-
-	if (p->send_dma)
-		ib_dma_unmap_single(ibdev, p->send_dma,
-				    MWIN_SEND_DEPTH * MWIN_WIRE_RECV_SIZE,
-				    DMA_TO_DEVICE);
-	if (p->recv_dma)
-		ib_dma_unmap_single(ibdev, p->recv_dma,
-				    MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs),
-				    DMA_FROM_DEVICE);
-	kfree(p->send_msgs);
-	kfree(p->recv_msgs);
-	kfree(p->recvs);
-}
-
-static int peer_alloc_bufs(struct mwin_peer *p)
-{
-	struct ib_device *ibdev = p->dev->ibdev;
-	size_t send_size = MWIN_SEND_DEPTH * MWIN_WIRE_RECV_SIZE;
-	size_t recv_size = MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs);
-	u64 dma;
-
-	p->send_msgs = kzalloc(send_size, GFP_KERNEL);
-	p->recv_msgs = kzalloc(recv_size, GFP_KERNEL);
-	p->recvs = kcalloc(MWIN_WIRE_RECV_DEPTH, sizeof(*p->recvs),
-			   GFP_KERNEL);
-	if (!p->send_msgs || !p->recv_msgs || !p->recvs)
-		return -ENOMEM;
-
-	dma = ib_dma_map_single(ibdev, p->send_msgs, send_size, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dma))
-		return -ENOMEM;
-	p->send_dma = dma;
-	dma = ib_dma_map_single(ibdev, p->recv_msgs, recv_size,
-				DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dma))
-		return -ENOMEM;
-	p->recv_dma = dma;
-	return 0;
 }
 
 /* An anonymous peer's own PD; a tenant's peer's is its tenant's. */
@@ -778,24 +394,27 @@ static int peer_qp_to(struct mwin_peer *p, struct ib_qp *qp,
 }
 
 /* Receives posted, ready to send before the REP tells the peer the QP. */
-static int peer_qp_ready(struct mwin_peer *p,
-			 const struct rdma_conn_param *param)
+int peer_qp_ready(struct mwin_peer *p, const struct rdma_conn_param *param)
 {
-	unsigned int i;
 	int ret;
 
-	ret = peer_qp_to(p, p->qp, IB_QPS_INIT, param);
-	for (i = 0; !ret && i < MWIN_WIRE_RECV_DEPTH; i++) {
-		p->recvs[i].peer = p;
-		p->recvs[i].index = i;
-		p->recvs[i].cqe.done = peer_recv_done;
-		ret = peer_post_recv(p, &p->recvs[i]);
+	/* a cut-off before this keeps them in RESET: see peer_qps_to_err() */
+	mutex_lock(&p->cut_lock);
+	if (test_bit(MWIN_PEER_CUT_OFF, &p->flags)) {
+		ret = -ECONNREFUSED;
+		goto out;
 	}
-	return ret ?: peer_qp_to(p, p->qp, IB_QPS_RTR, param) ?:
-	       peer_qp_to(p, p->qp, IB_QPS_RTS, param) ?:
-	       peer_qp_to(p, p->reg_qp, IB_QPS_INIT, param) ?:
-	       peer_qp_to(p, p->reg_qp, IB_QPS_RTR, param) ?:
-	       peer_qp_to(p, p->reg_qp, IB_QPS_RTS, param);
+	set_bit(MWIN_PEER_QPS_UP, &p->flags);
+	ret = peer_qp_to(p, p->qp, IB_QPS_INIT, param) ?:
+	      peer_post_recvs(p) ?:
+	      peer_qp_to(p, p->qp, IB_QPS_RTR, param) ?:
+	      peer_qp_to(p, p->qp, IB_QPS_RTS, param) ?:
+	      peer_qp_to(p, p->reg_qp, IB_QPS_INIT, param) ?:
+	      peer_qp_to(p, p->reg_qp, IB_QPS_RTR, param) ?:
+	      peer_qp_to(p, p->reg_qp, IB_QPS_RTS, param);
+out:
+	mutex_unlock(&p->cut_lock);
+	return ret;
 }
 
 /*
@@ -807,6 +426,7 @@ static int peer_qp_ready(struct mwin_peer *p,
 static void peer_qp_event(struct ib_event *ev, void *context)
 {
 	struct mwin_peer *p = context;
+	enum mwin_down_reason why;
 
 	trace_mwin_qp_event(p, ev->event);
 	mwin_count(p, MWIN_STAT_QP_EVENTS, 1);
@@ -818,13 +438,26 @@ static void peer_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
-		pr_info_ratelimited("mwin: peer %u: %s\n", p->obj.id,
-				    ib_event_msg(ev->event));
-		/* an access error, as the failed request it reports */
-		if (ev->event == IB_EVENT_QP_ACCESS_ERR)
+		pr_info_ratelimited("mwin: peer %u: %s%s\n", p->obj.id,
+				    ib_event_msg(ev->event),
+				    ev->element.qp == p->reg_qp ?
+				    " on its registration QP" : "");
+		/*
+		 * The registration QP takes nothing from the network: an
+		 * event there is the peer's doing. Its QPs are moved to ERR
+		 * by the teardown, or sooner by a window operation that the
+		 * broken QP fails (verbs_chain_end()): this may be atomic.
+		 */
+		if (ev->element.qp == p->reg_qp) {
+			why = MWIN_DOWN_REG_QP;
+		} else if (ev->event == IB_EVENT_QP_ACCESS_ERR) {
+			/* an access error, as the failed request it reports */
 			mwin_count(p, MWIN_STAT_QP_ACCESS_ERRORS, 1);
-		peer_kill(p, ev->event == IB_EVENT_QP_ACCESS_ERR ?
-			  MWIN_DOWN_QP_ERROR : MWIN_DOWN_QP_EVENT);
+			why = MWIN_DOWN_QP_ERROR;
+		} else {
+			why = MWIN_DOWN_QP_EVENT;
+		}
+		peer_kill(p, why);
 		break;
 	default:
 		break;
@@ -885,6 +518,8 @@ static int peer_create_reg_qp(struct mwin_peer *p)
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	p->reg_qp = qp;
+	if (!p->dev->kick)
+		return 0;
 	mr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, 1);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
@@ -892,7 +527,7 @@ static int peer_create_reg_qp(struct mwin_peer *p)
 	return 0;
 }
 
-static int peer_create_qp(struct mwin_peer *p)
+int peer_create_qp(struct mwin_peer *p)
 {
 	struct ib_device *ibdev = p->dev->ibdev;
 	struct ib_qp *qp;
@@ -916,12 +551,22 @@ static int peer_create_qp(struct mwin_peer *p)
 		return PTR_ERR(qp);
 	p->qp = qp;
 	p->qpn = qp->qp_num;
-	return peer_create_reg_qp(p) ?: peer_alloc_bufs(p);
+	ret = peer_create_reg_qp(p);
+	if (ret)
+		return ret;
+	/* its QPs exist: a cut-off of its tenant PD can move them to ERR */
+	if (p->tpd)
+		tenant_pd_add(p);
+	mwin_test_delay(MWIN_TEST_PEER_SETUP);
+	return peer_alloc_bufs(p);
 }
 
 /* Everything peer_create_qp() made; the QPs are drained or never used. */
-static void peer_destroy_qp(struct mwin_peer *p)
+void peer_destroy_qp(struct mwin_peer *p)
 {
+	/* no cut-off of its tenant PD may touch the QPs from here on */
+	if (p->tpd)
+		tenant_pd_remove(p);
 	if (p->kick_mr)
 		ib_dereg_mr(p->kick_mr);
 	if (p->reg_qp)
@@ -933,6 +578,7 @@ static void peer_destroy_qp(struct mwin_peer *p)
 		ib_free_cq(p->recv_cq);
 	if (!IS_ERR_OR_NULL(p->send_cq))
 		ib_free_cq(p->send_cq);
+	mwin_test_delay(MWIN_TEST_PD_LEAVE);
 	peer_put_pd(p);
 }
 
@@ -1033,14 +679,29 @@ static void peer_unbind_windows(struct mwin_peer *p)
 	}
 }
 
+/*
+ * Drained, the connected QP goes back to RESET, which drops whatever the
+ * device still holds of the peer's requests: rxe keeps the MR of a READ
+ * its responder was answering when the QP went to error until then, and
+ * deregistering it (peer_unbind_windows()) would wait for that, a window
+ * lock held. The registration QP stays in ERR: a window request posted
+ * until its window is detached completes flushed.
+ */
+static void peer_qp_reset(struct mwin_peer *p)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+
+	if (ib_modify_qp(p->qp, &attr, IB_QP_STATE))
+		pr_warn_ratelimited("mwin: peer %u: cannot reset its QP\n",
+				    p->obj.id);
+}
+
 static void peer_teardown(struct work_struct *work)
 {
 	struct mwin_peer *p = container_of(work, struct mwin_peer,
 					   teardown_work);
 	struct mwin_dev *dev = p->dev;
 
-	/* A receive may fail before the CONNECT_REQUEST handler published @p. */
-	wait_for_completion(&p->set_up);
 	spin_lock(&p->lock);
 	p->state = MWIN_PEER_CLOSING;
 	spin_unlock(&p->lock);
@@ -1056,10 +717,16 @@ static void peer_teardown(struct work_struct *work)
 	spin_unlock_bh(&p->send_lock);
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
+	/* nothing reaches memory through the peer from here on */
+	peer_qps_to_err(p);
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
 	ib_drain_qp(p->reg_qp);
+	/* after this no cut-off touches the QPs, which go below */
+	mutex_lock(&p->cut_lock);
 	set_bit(MWIN_PEER_DRAINED, &p->flags);
+	mutex_unlock(&p->cut_lock);
+	peer_qp_reset(p);
 	peer_remember(p);	/* with the windows it had */
 	peer_unbind_windows(p);
 	mwin_count_down(p);
@@ -1090,9 +757,8 @@ static void peer_teardown(struct work_struct *work)
 }
 
 /* A new peer, which takes what its request was admitted with. */
-static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
-				    struct mwin_dev *dev,
-				    struct mwin_admission *a)
+struct mwin_peer *peer_alloc(struct rdma_cm_id *id, struct mwin_dev *dev,
+			     struct mwin_admission *a)
 {
 	struct mwin_peer *p;
 
@@ -1101,9 +767,8 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 		return NULL;
 	mwin_obj_init(&p->obj, &mwin_peer_type, NULL, false);
 	spin_lock_init(&p->lock);
-	spin_lock_init(&p->send_lock);
-	init_waitqueue_head(&p->send_wait);
-	init_completion(&p->set_up);
+	mutex_init(&p->cut_lock);
+	peer_msgs_init(p);
 	init_completion(&p->torn_down);
 	atomic_set(&p->ops_free, MWIN_OPS_DEPTH);
 	atomic_set(&p->kicks_free, MWIN_KICK_DEPTH);
@@ -1112,12 +777,7 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&p->dev_node);
 	INIT_LIST_HEAD(&p->tenant_node);
 	INIT_WORK(&p->teardown_work, peer_teardown);
-	INIT_WORK(&p->regrant_work, peer_regrant);
 	INIT_LIST_HEAD(&p->tpd_node);
-	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
-	INIT_DELAYED_WORK(&p->auth_work, peer_auth_timeout);
-	p->send_cqe.done = peer_send_done;
-	p->keepalive_cqe.done = peer_keepalive_done;
 	p->kick_cqe.done = peer_kick_done;
 	p->state = MWIN_PEER_CONNECTING;
 	p->cm_id = id;
@@ -1129,338 +789,14 @@ static struct mwin_peer *peer_alloc(struct rdma_cm_id *id,
 	return p;
 }
 
-/*
- * The module's own transport timers, not the peer's: an ACK timeout of
- * 4.096 us * 2^18 (about 1.07 s) a try, and a peer whose receive queue is
- * empty is asked to retry a SEND after 0.64 ms.
- */
-#define MWIN_ACK_TIMEOUT	18
-#define MWIN_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
-
-static int peer_accept_conn(struct mwin_peer *p,
-			    const struct rdma_conn_param *req,
-			    const u8 *peer_nonce)
-{
-	struct ib_device_attr *attrs = &p->dev->ibdev->attrs;
-	union mwin_accept_buf acc;
-	int len = admit_accept_data(p, peer_nonce, &acc);
-	struct rdma_conn_param param = {
-		.private_data = &acc,
-		.private_data_len = len,
-		/* The peer reads and does atomics; the module does neither. */
-		.responder_resources = min_t(u32, req->initiator_depth,
-					     attrs->max_qp_rd_atom),
-		.initiator_depth = 0,
-		.rnr_retry_count = 6,
-	};
-
-	if (len < 0)
-		return len;
-	param.qp_num = p->qpn;
-	return rdma_set_ack_timeout(p->cm_id, MWIN_ACK_TIMEOUT) ?:
-	       rdma_set_min_rnr_timer(p->cm_id, MWIN_MIN_RNR_TIMER) ?:
-	       peer_qp_ready(p, &param) ?:
-	       rdma_accept(p->cm_id, &param);
-}
-
-/* The mwin_dev of an ib_device that is not going away. */
-static struct mwin_dev *peer_find_dev(struct ib_device *ibdev)
-{
-	struct mwin_dev *dev;
-
-	lockdep_assert_held(&mwin_devs_lock);
-	list_for_each_entry(dev, &mwin_devs, node)
-		if (dev->ibdev == ibdev && !READ_ONCE(dev->dying))
-			return dev;
-	return NULL;
-}
-
 /* A peer that was never published: give back all it took. */
-static void peer_free(struct mwin_peer *p)
+void peer_free(struct mwin_peer *p)
 {
 	admit_peer_gone(p);
 	if (p->tenant)
 		tenant_put(p->tenant);
 	mwin_dev_put(p->dev);
 	kfree(p);
-}
-
-/* Make @p visible: on its device's list, and by id. */
-static void peer_publish(struct mwin_peer *p)
-{
-	struct mwin_dev *dev = p->dev;
-
-	spin_lock(&dev->lock);
-	list_add_tail(&p->dev_node, &dev->peers);
-	dev->nr_peers++;
-	spin_unlock(&dev->lock);
-	if (p->tenant)
-		tenant_add_peer(p->tenant, p);
-	mwin_obj_publish(&p->obj);
-}
-
-/*
- * Set up and accept a peer. mwin_devs_lock is held throughout, so that the
- * device's remove callback, which takes it to mark the device dying, finds
- * the peer either published on the device's list or not begun.
- *
- * Return: 0, or an errno; then nothing is left but *@undo, if set, for
- * peer_undo_setup().
- */
-static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
-		      struct mwin_admission *a, struct mwin_peer **undo)
-{
-	struct mwin_dev *dev;
-	struct mwin_peer *p;
-	int ret;
-
-	lockdep_assert_held(&mwin_devs_lock);
-	dev = peer_find_dev(id->device);
-	if (!dev)
-		return -ENODEV;
-	p = peer_alloc(id, dev, a);
-	if (!p)
-		return -ENOMEM;
-
-	/* Reserve the id: the accept tells it, lookups see it only later. */
-	ret = mwin_obj_reserve_id(&p->obj);
-	if (ret)
-		goto err_free;
-	ret = peer_create_qp(p);
-	if (ret)
-		goto err_destroy;
-	id->context = p;
-	/*
-	 * Once the REP is out the peer may send, fail a receive and so kill
-	 * @p before it is published: the teardown waits for set_up.
-	 */
-	ret = peer_accept_conn(p, req, a->nonce);
-	if (ret)
-		goto err_destroy;
-	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);
-	peer_publish(p);
-	complete(&p->set_up);
-	pr_debug("mwin: peer %u from %pISpc on %s\n", p->obj.id, &p->addr,
-		 p->dev_name);
-	return 0;
-
-err_destroy:
-	/* No REP went out, so no teardown is queued; let none be. */
-	set_bit(MWIN_PEER_KILLED, &p->flags);
-	id->context = NULL;
-	*undo = p;
-	return ret;
-err_free:
-	peer_free(p);
-	return ret;
-}
-
-/*
- * Undo a peer_setup() that failed after it made the QP, without
- * mwin_devs_lock: freeing a CQ waits for its completion work, which may
- * wait for a window lock, whose holder may wait for mwin_devs_lock.
- */
-static void peer_undo_setup(struct mwin_peer *p)
-{
-	peer_destroy_qp(p);
-	mwin_obj_unpublish(&p->obj);
-	peer_free(p);
-}
-
-/*
- * CONNECT_REQUEST, on the new id. A non-zero return makes the CM destroy
- * the id, so everything else is undone here.
- */
-static int peer_connect_request(struct rdma_cm_id *id,
-				const struct rdma_conn_param *req)
-{
-	struct mwin_peer *undo = NULL;
-	struct mwin_admission a;
-	struct mwin_tenant *t;
-	int why, ret;
-
-	why = admit_request(id, req, &a);
-	if (!why &&
-	    atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
-		atomic_dec(&mwin_nr_peers);
-		why = MWIN_REJECT_PEER_LIMIT;
-	}
-	if (why) {
-		admit_reject(id, a.tenant, why);
-		admit_undo(&a);
-		return -ECONNREFUSED;
-	}
-
-	/* the peer takes the tenant's reference: one for the count below */
-	t = a.tenant;
-	if (t)
-		mwin_obj_get(&t->obj);
-	mutex_lock(&mwin_devs_lock);
-	ret = peer_setup(id, req, &a, &undo);
-	mutex_unlock(&mwin_devs_lock);
-	if (undo)
-		peer_undo_setup(undo);
-	admit_undo(&a);		/* nothing, once a peer took it */
-	if (ret) {
-		atomic_dec(&mwin_nr_peers);
-		admit_reject(id, t, MWIN_REJECT_SETUP);
-	}
-	if (t)
-		tenant_put(t);
-	return ret;
-}
-
-static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	struct mwin_peer *p = id->context;
-	bool up;
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return peer_connect_request(id, &ev->param.conn);
-	case RDMA_CM_EVENT_ESTABLISHED:
-		/*
-		 * Under the lock, so that a teardown, which marks the peer
-		 * closing before it cancels the keepalive, finds it armed
-		 * or never to be armed.
-		 */
-		spin_lock(&p->lock);
-		up = p->state == MWIN_PEER_CONNECTING &&
-		     test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-		if (up) {
-			peer_up(p);
-		} else if (p->state == MWIN_PEER_CONNECTING) {
-			/* the proof is to come: see peer_check_proof() */
-			unsigned int ms = READ_ONCE(mwin_op_timeout_ms);
-
-			p->state = MWIN_PEER_AUTHENTICATING;
-			queue_delayed_work(mwin_wq, &p->auth_work,
-					   msecs_to_jiffies(ms));
-		}
-		spin_unlock(&p->lock);
-		if (up)
-			mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
-		break;
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		if (p)
-			peer_kill(p, ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ?
-				  MWIN_DOWN_DEVICE : MWIN_DOWN_DISCONNECT);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-char *mwin_listen = "";
-module_param_named(listen, mwin_listen, charp, 0444);
-MODULE_PARM_DESC(listen, "Addresses peers may connect to, comma-separated IPv4 or IPv6 literals (default: all)");
-
-#define MWIN_LISTEN_MAX	8
-
-static struct rdma_cm_id *mwin_listen_ids[MWIN_LISTEN_MAX];
-
-/* The next address of the listen parameter at *@list, or -ENOENT. */
-static int peer_listen_addr(const char **list, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	size_t n = strcspn(*list, ",");
-	const char *word = *list;
-
-	if (!n)
-		return -ENOENT;
-	*list += n + !!(*list)[n];
-	memset(ss, 0, sizeof(*ss));
-	if (in4_pton(word, n, (u8 *)&sin->sin_addr, -1, NULL)) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(mwin_port);
-		return 0;
-	}
-	if (in6_pton(word, n, sin6->sin6_addr.s6_addr, -1, NULL)) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(mwin_port);
-		return 0;
-	}
-	pr_err("mwin: listen: not an address: %.*s\n", (int)n, word);
-	return -EINVAL;
-}
-
-static int peer_listen_on(struct sockaddr *sa, struct rdma_cm_id **out)
-{
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, peer_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	/* The wildcard listens for IPv4 and IPv6 alike. */
-	ret = (sa->sa_family == AF_INET6 ? rdma_set_afonly(id, 0) : 0) ?:
-	      rdma_bind_addr(id, sa) ?:
-	      rdma_listen(id, 128);
-	if (ret) {
-		pr_err("mwin: cannot listen on %pISpc: %d%s\n", sa, ret,
-		       ret == -EADDRINUSE ? " (port in use)" : "");
-		rdma_destroy_id(id);
-		return ret;
-	}
-	*out = id;
-	return 0;
-}
-
-/*
- * Listen on every device, present or not: on the addresses of the listen
- * parameter, or on all.
- */
-int peer_listen(void)
-{
-	struct sockaddr_in6 any = {
-		.sin6_family = AF_INET6,
-		.sin6_port = htons(mwin_port),
-		.sin6_addr = IN6ADDR_ANY_INIT,
-	};
-	const char *list = mwin_listen;
-	struct sockaddr_storage ss;
-	int i, ret;
-
-	if (!*list)
-		return peer_listen_on((struct sockaddr *)&any,
-				      &mwin_listen_ids[0]);
-	for (i = 0; i < MWIN_LISTEN_MAX; i++) {
-		ret = peer_listen_addr(&list, &ss);
-		if (ret == -ENOENT)
-			return 0;
-		if (!ret)
-			ret = peer_listen_on((struct sockaddr *)&ss,
-					     &mwin_listen_ids[i]);
-		if (ret)
-			goto err;
-	}
-	if (!*list)
-		return 0;
-	pr_err("mwin: listen: more than %d addresses\n", MWIN_LISTEN_MAX);
-	ret = -EINVAL;
-err:
-	peer_stop_listen();
-	return ret;
-}
-
-void peer_stop_listen(void)
-{
-	int i;
-
-	for (i = 0; i < MWIN_LISTEN_MAX; i++) {
-		if (mwin_listen_ids[i])
-			rdma_destroy_id(mwin_listen_ids[i]);
-		mwin_listen_ids[i] = NULL;
-	}
 }
 
 int peer_disconnect(u32 id)
@@ -1470,8 +806,12 @@ int peer_disconnect(u32 id)
 
 	if (!p)
 		return -ENOENT;
+	/*
+	 * Its QPs in ERR before the call returns, however long the teardown
+	 * takes; -EIO when the device refused (the teardown tries again).
+	 */
 	peer_kill(p, MWIN_DOWN_OPERATOR);
-	ret = peer_wait_torn_down(p);
+	ret = peer_qps_to_err(p) ? -EIO : peer_wait_torn_down(p);
 	peer_put(p);
 	return ret;
 }

@@ -296,25 +296,30 @@ static void tenant_abort(struct mwin_obj *o)
 
 /*
  * No new peers (it is off the list, so admit.c cannot find it), and the
- * peers it has are disconnected; a peer admitted but not yet on @peers
- * finds it dead in tenant_add_peer().
+ * QPs of the peers it has are in ERR before this returns (they reach no
+ * memory more), then they are torn down; a peer admitted but not yet on
+ * @peers finds it dead in tenant_add_peer().
  *
- * Return: this call destroyed it (of racing calls, one does).
+ * Return: 0 when this call destroyed it (of racing calls, one does);
+ * -ENOENT when another did; -EIO when it did, but the device refused to
+ * move a QP of the tenant's to ERR (its teardown tries again).
  */
-static bool tenant_kill(struct mwin_tenant *t)
+static int tenant_kill(struct mwin_tenant *t)
 {
 	struct mwin_peer *p;
+	int ret;
 
 	if (!tenant_unlist(t))
-		return false;
+		return -ENOENT;
 	mwin_obj_unpublish(&t->obj);
+	ret = tenant_cut_off(t) ? -EIO : 0;
 	spin_lock(&t->lock);
 	list_for_each_entry(p, &t->peers, tenant_node)
 		peer_kill(p, MWIN_DOWN_TENANT);
 	spin_unlock(&t->lock);
 	window_forget_tenant(t);
 	tenant_put(t);		/* the id's reference */
-	return true;
+	return ret;
 }
 
 /* Unload; a tenant has no file to be released with. */
@@ -326,14 +331,14 @@ static void tenant_destroy_obj(struct mwin_obj *o)
 int tenant_destroy(u32 id, const struct mwin_caller *c)
 {
 	struct mwin_tenant *t;
-	bool killed;
+	int ret;
 
 	t = to_tenant(mwin_obj_find(&mwin_tenant_type, &id, false, c));
 	if (!t)
 		return -ENOENT;
-	killed = tenant_kill(t);
+	ret = tenant_kill(t);
 	tenant_put(t);
-	return killed ? 0 : -ENOENT;
+	return ret;
 }
 
 int tenant_set(struct mwin_ucmd *ucmd)

@@ -68,11 +68,16 @@ static struct mwin_tenant_pd *tenant_pd_alloc(struct mwin_tenant *t,
 	return tpd;
 }
 
-/* Has @tpd a connection that is not being torn down? Under pd_lock. */
+/*
+ * Has @tpd a connection that is not being torn down, or one that is being
+ * set up? Under pd_lock.
+ */
 static bool tenant_pd_live(struct mwin_tenant_pd *tpd)
 {
 	struct mwin_peer *p;
 
+	if (tpd->nr_joining)
+		return true;
 	list_for_each_entry(p, &tpd->peers, tpd_node)
 		if (!test_bit(MWIN_PEER_KILLED, &p->flags))
 			return true;
@@ -84,24 +89,25 @@ static bool tenant_pd_live(struct mwin_tenant_pd *tpd)
  * @p: the peer, with its tenant and device, before its QP is made
  *
  * The PD of the tenant's live connections on the device, or a new one.
+ * The peer is on its list once its QPs exist (tenant_pd_add()).
  *
  * Return: 0, or an errno from allocating the PD.
  */
 int tenant_pd_join(struct mwin_peer *p)
 {
 	struct mwin_tenant *t = p->tenant;
-	struct mwin_tenant_pd *tpd, *next;
+	struct mwin_tenant_pd *tpd;
 	int ret = 0;
 
 	mutex_lock(&t->pd_lock);
-	list_for_each_entry_safe(tpd, next, &t->pds, node) {
-		if (tpd->dev != p->dev)
+	list_for_each_entry(tpd, &t->pds, node) {
+		if (tpd->dev != p->dev || tpd->closed)
 			continue;
 		if (tenant_pd_live(tpd)) {
 			kref_get(&tpd->kref);
 			goto join;
 		}
-		list_del_init(&tpd->node);	/* none may join it again */
+		tpd->closed = true;	/* none may join it again */
 	}
 	tpd = tenant_pd_alloc(t, p->dev);
 	if (IS_ERR(tpd)) {
@@ -110,7 +116,7 @@ int tenant_pd_join(struct mwin_peer *p)
 	}
 	list_add(&tpd->node, &t->pds);
 join:
-	list_add_tail(&p->tpd_node, &tpd->peers);
+	tpd->nr_joining++;
 	p->tpd = tpd;
 	p->pd = tpd->pd;
 out:
@@ -118,14 +124,35 @@ out:
 	return ret;
 }
 
-/* @p's QP is destroyed: it leaves its tenant PD. */
-void tenant_pd_leave(struct mwin_peer *p)
+/* @p, which joined its tenant PD, has its QPs: on the PD's list. */
+void tenant_pd_add(struct mwin_peer *p)
 {
 	struct mwin_tenant_pd *tpd = p->tpd;
 
 	mutex_lock(&tpd->tenant->pd_lock);
-	list_del_init(&p->tpd_node);
+	tpd->nr_joining--;
+	list_add_tail(&p->tpd_node, &tpd->peers);
 	mutex_unlock(&tpd->tenant->pd_lock);
+}
+
+/* @p's QPs are about to go: off the list, or no longer joining. */
+void tenant_pd_remove(struct mwin_peer *p)
+{
+	struct mwin_tenant_pd *tpd = p->tpd;
+
+	mutex_lock(&tpd->tenant->pd_lock);
+	if (list_empty(&p->tpd_node))
+		tpd->nr_joining--;	/* it never had its QPs */
+	else
+		list_del_init(&p->tpd_node);
+	mutex_unlock(&tpd->tenant->pd_lock);
+}
+
+/* @p's QPs are destroyed, and it is off the list: it leaves its PD. */
+void tenant_pd_leave(struct mwin_peer *p)
+{
+	struct mwin_tenant_pd *tpd = p->tpd;
+
 	WRITE_ONCE(p->tpd, NULL);
 	p->pd = NULL;
 	tenant_pd_put(tpd);
@@ -134,18 +161,54 @@ void tenant_pd_leave(struct mwin_peer *p)
 /**
  * tenant_pd_cut_off() - stop every remote access through a tenant PD
  * @tpd: the PD
+ * @why: the reason its peers go, if it is their first
  *
  * An rkey in a tenant PD whose revoke did not complete may be used through
  * any QP in the PD: each is moved to ERR (see peer_cut_off()).
+ *
+ * Return: 0, or the first error of a QP that could not be moved.
  */
-void tenant_pd_cut_off(struct mwin_tenant_pd *tpd)
+int tenant_pd_cut_off(struct mwin_tenant_pd *tpd, enum mwin_down_reason why)
 {
 	struct mwin_peer *p;
+	int ret = 0, err;
 
 	mutex_lock(&tpd->tenant->pd_lock);
-	list_for_each_entry(p, &tpd->peers, tpd_node)
-		peer_cut_off_qp(p);
+	list_for_each_entry(p, &tpd->peers, tpd_node) {
+		err = peer_cut_off_qp(p, why);
+		ret = ret ?: err;
+	}
 	mutex_unlock(&tpd->tenant->pd_lock);
+	return ret;
+}
+
+/**
+ * tenant_cut_off() - a destroyed tenant's connections reach nothing more
+ * @t: the tenant, off the tenant list: no connection is admitted for it
+ *
+ * Every QP of its connections, in each of its PDs, is moved to ERR and the
+ * connection torn down. A connection still being set up has its QPs moved
+ * too when it has them, and is refused at publication otherwise
+ * (tenant_add_peer()).
+ *
+ * Return: 0, or the first error of a QP that could not be moved.
+ */
+int tenant_cut_off(struct mwin_tenant *t)
+{
+	struct mwin_tenant_pd *tpd;
+	struct mwin_peer *p;
+	int ret = 0, err;
+
+	mutex_lock(&t->pd_lock);
+	list_for_each_entry(tpd, &t->pds, node) {
+		list_for_each_entry(p, &tpd->peers, tpd_node) {
+			err = peer_qps_to_err(p);
+			peer_kill(p, MWIN_DOWN_TENANT);
+			ret = ret ?: err;
+		}
+	}
+	mutex_unlock(&t->pd_lock);
+	return ret;
 }
 
 /* Can @p carry a tenant's windows: proved, and not being torn down? */

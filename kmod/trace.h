@@ -48,7 +48,8 @@
 			 { MWIN_DOWN_NO_PROOF, "no-proof" },		\
 			 { MWIN_DOWN_TENANT, "tenant-destroyed" },		\
 			 { MWIN_DOWN_UNLOAD, "unload" },		\
-			 { MWIN_DOWN_QP_EVENT, "qp-event" })
+			 { MWIN_DOWN_QP_EVENT, "qp-event" },		\
+			 { MWIN_DOWN_REG_QP, "reg-qp" })
 
 TRACE_EVENT(mwin_peer_up,
 	    TP_PROTO(const struct mwin_peer *p),

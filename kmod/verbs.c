@@ -97,14 +97,21 @@ int verbs_alloc_mr(struct mwin_window *w, struct mwin_peer *p, u32 pages)
 	return 0;
 }
 
-/* The device must be done with the MR: no work request on it in flight. */
-void verbs_free_mr(struct mwin_window *w)
+/*
+ * The device must be done with the MR: no work request on it in flight.
+ *
+ * Return: 0, or the error of a device that refused to deregister it: the
+ * device keeps the MR then, and its rkey may still work.
+ */
+int verbs_free_mr(struct mwin_window *w)
 {
+	int ret;
+
 	if (!w->mr)
-		return;
+		return 0;
 	xa_erase(&w->peer->dev->mr_windows, w->mr->rkey >> 8);
-	/* Nothing to do but say so: the device keeps the MR. */
-	if (ib_dereg_mr(w->mr))
+	ret = ib_dereg_mr(w->mr);
+	if (ret)
 		pr_err_ratelimited("mwin: window %u: the device refused to deregister its MR\n",
 				   w->obj.id);
 	w->mr = NULL;
@@ -113,6 +120,7 @@ void verbs_free_mr(struct mwin_window *w)
 	if (w->mr_tpd)
 		tenant_pd_put(w->mr_tpd);
 	w->mr_tpd = NULL;
+	return ret;
 }
 
 /* Does @w's MR map the window's range in pages of 2^@shift already? */
@@ -304,34 +312,69 @@ bool verbs_flushed(struct completion *done)
 }
 
 /*
- * Test build, MWIN_TEST_STALL_REVOKE: a device that takes a revoke's chain
- * and sits on it. In SQD the registration QP queues what is posted without
- * running it, until a cut-off moves it to ERR and so flushes it.
+ * Test build, before a revoke's chain is posted. MWIN_TEST_STALL_REVOKE: a
+ * device that takes the chain and sits on it: in SQD the registration QP
+ * queues what is posted without running it, until a cut-off moves it to
+ * ERR and so flushes it. MWIN_TEST_POISON_REG: the registration QP in ERR,
+ * as a request a peer sent it leaves it on rxe; the connected QP stays in
+ * RTS, and the chain completes flushed.
  */
-void verbs_test_stall(struct mwin_peer *p)
+void verbs_test_fault(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD };
 
-	if (mwin_test_at(MWIN_TEST_STALL_REVOKE) &&
-	    ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE))
-		pr_warn("mwin: test build: cannot stall peer %u\n", p->obj.id);
+	if (mwin_test_at(MWIN_TEST_POISON_REG))
+		attr.qp_state = IB_QPS_ERR;
+	else if (!mwin_test_at(MWIN_TEST_STALL_REVOKE))
+		return;
+	if (ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE))
+		pr_warn("mwin: test build: cannot fault peer %u\n", p->obj.id);
 }
 
-/*
- * The chain did not complete in time, the caller was killed or the post
- * failed: cut the peer off, so that the window's rkey is dead when this
- * returns, then wait for the flush of what was queued.
+/**
+ * verbs_chain_end() - end a window chain that did not complete cleanly
+ * @p: the peer whose registration QP took the chain, or was to take it;
+ *	the caller keeps its QPs alive (a window attached to @p, locked or
+ *	batched)
+ * @done: completed with the chain's last request (VERBS_LOST)
+ * @how: what happened to the chain
+ *
+ * The fail-closed rule, for single calls, batches and lease expiry alike:
+ * a LOCAL_INV that did not complete successfully may not have run, so its
+ * rkey is dead only once every QP that could use the MR is in ERR.
+ *
+ * - VERBS_FAILED: @p's QPs are moved to ERR (a peer that aimed a request
+ *   at its registration QP goes so; its MRs in a tenant PD, reachable
+ *   through the tenant's other QPs too, are deregistered by
+ *   window_op_failed(): the device is done with them). Each request's
+ *   status then says the call's result (verbs_status_errno()).
+ * - VERBS_LOST, VERBS_UNPOSTED, VERBS_TORN: the peer is cut off, with
+ *   every QP of its tenant PD (peer_cut_off()); then the flush of a lost
+ *   chain is awaited, op_timeout_ms at most.
+ *
+ * Return: 0 (VERBS_FAILED: the QPs are in ERR); -ECONNABORTED: cut off,
+ * and the device holds nothing of the chain; -ETIMEDOUT: the device may
+ * still use the chain's MRs (a lost chain not flushed, a torn one), or a
+ * QP could not be moved to ERR: the windows are BROKEN, and keep their MRs
+ * and memory until the peer's teardown drained its QPs.
  */
-static int verbs_cut_off(struct mwin_window *w, bool queued)
+int verbs_chain_end(struct mwin_peer *p, struct completion *done,
+		    enum verbs_end how)
 {
-	struct mwin_peer *p = w->peer;
-
-	peer_cut_off(p);
-	if (queued && !verbs_flushed(&w->done))
+	if (how == VERBS_FAILED && !peer_cut_off_qp(p, MWIN_DOWN_REG_QP))
+		return 0;
+	if (peer_cut_off(p, MWIN_DOWN_CUT_OFF))
 		return -ETIMEDOUT;
-	if (queued)
-		peer_ops_put(p, 1);
-	return -ECONNABORTED;
+	switch (how) {
+	case VERBS_FAILED:
+		return 0;
+	case VERBS_LOST:
+		return verbs_flushed(done) ? -ECONNABORTED : -ETIMEDOUT;
+	case VERBS_UNPOSTED:
+		return -ECONNABORTED;
+	default:
+		return -ETIMEDOUT;	/* the torn chain's end never completes */
+	}
 }
 
 /*
@@ -359,33 +402,37 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 	if (ret == -EINTR)
 		return ret;	/* a registering caller killed: nothing posted */
 	if (ret)
-		return verbs_cut_off(w, false);
+		return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
 
 	reinit_completion(&w->done);
 	w->wc_status = IB_WC_SUCCESS;
 	last->wr_cqe = &w->reg_cqe;
 	last->send_flags = IB_SEND_SIGNALED;
 	if (revokes)
-		verbs_test_stall(p);
+		verbs_test_fault(p);
 	if (ib_post_send(p->reg_qp, first, &bad_wr)) {
 		if (bad_wr == first) {
 			peer_ops_put(p, 1);
-			return verbs_cut_off(w, false);
+			return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
 		}
-		/* Part of the chain is queued, and its end never completes. */
-		peer_cut_off(p);
-		return -ETIMEDOUT;
+		return verbs_chain_end(p, NULL, VERBS_TORN);
 	}
 	left = verbs_wait(p, &w->done, deadline, !revokes);
 	if (!left) {
 		trace_mwin_op_timeout(w, revokes);
 		mwin_count(p, MWIN_STAT_TIMEOUTS, 1);
 	}
-	if (left <= 0)
-		return verbs_cut_off(w, true);
+	if (left <= 0) {
+		ret = verbs_chain_end(p, &w->done, VERBS_LOST);
+		if (ret == -ECONNABORTED)
+			peer_ops_put(p, 1);	/* flushed */
+		return ret;
+	}
 	w->op_ns = ktime_get_ns() - start;
 	peer_ops_put(p, 1);
-	return verbs_status_errno(w, w->wc_status);
+	if (w->wc_status)
+		ret = verbs_chain_end(p, NULL, VERBS_FAILED);
+	return ret ?: verbs_status_errno(w, w->wc_status);
 }
 
 /*
@@ -394,12 +441,14 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
  *
  * Return: 0 when every request completed successfully; -EINTR when a
  * registering caller was killed before anything was posted; or an error
- * after which the window's rkey is dead and the peer is being torn down:
- * -ENOTCONN when the QP was already in error (flushed); -EIO when the
- * device failed a request; -ECONNABORTED when the chain did not complete
- * in time, the caller was killed or the post failed: the peer was cut off
- * and the device is done with the MR; -ETIMEDOUT when, cut off, the device
- * did not even flush the chain: it may still use the MR.
+ * after which the window's rkey is dead and the peer is being torn down
+ * (verbs_chain_end()): -ENOTCONN when the registration QP was in error
+ * (flushed), -EIO when the device failed a request: either way the peer's
+ * QPs were moved to ERR; -ECONNABORTED when the chain did not complete in
+ * time, the caller was killed or the post failed: the peer was cut off
+ * and the device is done with the MR; -ETIMEDOUT when the device may
+ * still use the MR (cut off, it did not even flush the chain) or a QP
+ * could not be moved to ERR.
  */
 
 /* LOCAL_INV of the window's rkey. */

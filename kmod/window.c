@@ -66,11 +66,6 @@ void window_unbatch(struct mwin_window *w)
 	wake_up_all(&window_batch_wait);
 }
 
-static struct mwin_window *to_window(struct mwin_obj *o)
-{
-	return o ? container_of(o, struct mwin_window, obj) : NULL;
-}
-
 struct mwin_window *window_get(u32 id, const struct mwin_caller *c)
 {
 	return to_window(mwin_obj_find(&mwin_window_type, &id, false, c));
@@ -204,7 +199,7 @@ static void window_count_revoke(struct mwin_window *w)
 }
 
 /* Grant @w to @t (NULL: to its peer alone). */
-static void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
+void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
 {
 	if (w->tenant == t)
 		return;
@@ -333,12 +328,14 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
  * well. When the device completed the chain in error (-ENOTCONN, -EIO) it
  * is done with it, and the MR is deregistered at once, which kills the
  * rkey for all of them; the others are told (reason MWIN_REVOKE_ERROR) and
- * stay. Otherwise (cut off) verbs.c moved every QP of the PD to ERR.
+ * stay, unless the device refused to deregister it: then every QP of the
+ * PD is moved to ERR. Otherwise (cut off) verbs_chain_end() moved them.
  *
  * Return: @ret.
  */
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
+	struct mwin_tenant_pd *tpd = w->mr_tpd;
 	u32 rkey = w->rkey;
 
 	if (was_bound && w->granted)
@@ -352,7 +349,11 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 	lease_end(w);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
-	if (w->mr_tpd && (ret == -ENOTCONN || ret == -EIO)) {
+	if (tpd && (ret == -ENOTCONN || ret == -EIO)) {
+		tenant_pd_get(tpd);
+		if (verbs_free_mr(w))
+			tenant_pd_cut_off(tpd, MWIN_DOWN_REG_QP);
+		tenant_pd_put(tpd);
 		if (was_bound && w->tenant)
 			window_tell_revoke(w, rkey, MWIN_REVOKE_ERROR, w->peer);
 		window_detach(w);
@@ -441,7 +442,7 @@ static int window_revoke(struct mwin_window *w, enum mwin_wire_reason why)
  * torn down keeps both until the peer's QP is drained: the teardown
  * detaches it.
  */
-static void window_unbind(struct mwin_window *w, enum mwin_wire_reason why)
+void window_unbind(struct mwin_window *w, enum mwin_wire_reason why)
 {
 	window_revoke(w, why);
 	if (w->peer && window_mr_releasable(w))
@@ -474,8 +475,7 @@ static int window_wait_old_peer(struct mwin_window *w)
  * old key, if any, was revoked: drop the MR and, unless @regrant (@w was
  * granted to the same tenant before), the tenant. Return: @ret.
  */
-static int window_bind_undo(struct mwin_window *w, bool regrant, bool inv,
-			    int ret)
+int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret)
 {
 	if (inv && window_revoke(w, MWIN_REVOKE_REBIND))
 		return ret;
@@ -496,8 +496,8 @@ static int window_bind_undo(struct mwin_window *w, bool regrant, bool inv,
  * Return: the key byte, or a negative errno; then @w is as
  * window_bind_undo() leaves it.
  */
-static int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
-			    struct mwin_tenant *t, bool *inv)
+int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
+		     struct mwin_tenant *t, bool *inv)
 {
 	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
 	bool regrant = w->tenant && w->tenant == t;
@@ -565,9 +565,9 @@ static int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
  * caller's to send. A window that fails to bind to a new grantee is
  * granted to nobody.
  */
-static int window_bind(struct mwin_window *w, struct mwin_peer *p,
-		       struct mwin_tenant *t, u32 access, bool *replaced,
-		       u32 *old_rkey)
+int window_bind(struct mwin_window *w, struct mwin_peer *p,
+		struct mwin_tenant *t, u32 access, bool *replaced,
+		u32 *old_rkey)
 {
 	bool regrant = w->tenant && w->tenant == t;
 	bool inv;
@@ -589,82 +589,11 @@ static int window_bind(struct mwin_window *w, struct mwin_peer *p,
 	return 0;
 }
 
-static void window_fill_result(struct mwin_window *w,
-			       struct mwin_window_bind *arg)
+void window_fill_result(struct mwin_window *w, struct mwin_window_bind *arg)
 {
 	arg->id = w->obj.id;
 	arg->rkey = w->rkey;
 	arg->iova = window_offset(w);
-}
-
-/* A new window of the caller's, within the module's limit and its share. */
-static struct mwin_window *
-window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
-	     const struct mwin_window_bind *arg)
-{
-	struct mwin_window *w;
-	int ret;
-
-	if (atomic_inc_return(&mwin_nr_windows) > READ_ONCE(mwin_max_windows)) {
-		atomic_dec(&mwin_nr_windows);
-		return ERR_PTR(-ENOSPC);
-	}
-	ret = mwin_share_take(ucmd->c.uid, ucmd->c.admin);
-	if (ret) {
-		atomic_dec(&mwin_nr_windows);
-		return ERR_PTR(ret);
-	}
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w) {
-		mwin_share_give_back(ucmd->c.uid);
-		atomic_dec(&mwin_nr_windows);
-		return ERR_PTR(-ENOMEM);
-	}
-	/* the owner is ucmd->c.uid: the file's opener */
-	mwin_obj_init(&w->obj, &mwin_window_type, ucmd->f,
-		      arg->flags & MWIN_CREATE_FD_OWNED);
-	mutex_init(&w->lock);
-	INIT_LIST_HEAD(&w->peer_node);
-	RB_CLEAR_NODE(&w->lease_node);
-	INIT_LIST_HEAD(&w->reap_node);
-	verbs_init_window(w);
-	w->region = r;		/* the window holds the region from now on */
-	w->range.window = w;
-	w->old_range.window = w;
-	w->state = MWIN_WINDOW_UNBOUND;
-	w->flags = arg->flags;
-	w->range.start = arg->offset;
-	w->range.last = arg->offset + arg->length - 1;
-	return w;
-}
-
-/* The caller has the new window's id: publish it and tell its peer. */
-static void window_finalize(struct mwin_obj *o)
-{
-	struct mwin_window *w = to_window(o);
-
-	window_lock(w);
-	if (!w->dead) {
-		mwin_obj_publish(o);
-		w->granted = true;
-		if (w->state == MWIN_WINDOW_BOUND)
-			window_tell_grant(w, NULL);
-		/* destroyed meanwhile, it missed this window: see tenant_kill() */
-		if (w->tenant && !tenant_alive(w->tenant))
-			window_set_tenant(w, NULL);
-	}
-	mutex_unlock(&w->lock);
-	window_put(w);		/* the call's reference */
-}
-
-/* The caller never learnt of the window: destroy it; nobody is told. */
-static void window_abort(struct mwin_obj *o)
-{
-	struct mwin_window *w = to_window(o);
-
-	window_lock(w);
-	window_destroy_locked(w);
-	window_put(w);		/* the call's reference */
 }
 
 /*
@@ -673,9 +602,9 @@ static void window_abort(struct mwin_obj *o)
  * will carry the window. Whatever the result, *@pp and *@tp are NULL or
  * referenced: see window_put_grantee().
  */
-static int window_find_grantee(const struct mwin_window_bind *arg,
-			       const struct mwin_caller *c,
-			       struct mwin_peer **pp, struct mwin_tenant **tp)
+int window_find_grantee(const struct mwin_window_bind *arg,
+			const struct mwin_caller *c, struct mwin_peer **pp,
+			struct mwin_tenant **tp)
 {
 	*pp = NULL;
 	*tp = NULL;
@@ -692,140 +621,12 @@ static int window_find_grantee(const struct mwin_window_bind *arg,
 	return tenant_may_grant((*pp)->tenant, c) ? 0 : -EPERM;
 }
 
-static void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t)
+void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t)
 {
 	if (p)
 		peer_put(p);
 	if (t)
 		tenant_put(t);
-}
-
-/*
- * A create failed once @w's range was taken: @w dies unpublished, nobody
- * was told of it. Drops @w->lock. Return: @ret.
- */
-static int window_create_fail(struct mwin_window *w, int ret)
-{
-	w->dead = true;
-	window_unbind(w, MWIN_REVOKE_DESTROY);
-	mutex_unlock(&w->lock);
-	region_remove_range(w->region, &w->range);
-	mwin_obj_unpublish(&w->obj);
-	window_put(w);
-	return ret;
-}
-
-/**
- * window_create_prep() - the first half of a create: all but the REG_MR
- * @ucmd: the call
- * @arg: its argument
- * @key: out, the key byte to register the window's MR with
- *
- * A new window of the caller's, its id reserved (lookups see it only once
- * it is published: see struct mwin_ucmd), its range taken, attached to the
- * peer that carries it with its MR mapped (window_bind_prep()).
- *
- * Return: the window, locked; or an ERR_PTR, with nothing made.
- */
-struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
-				       const struct mwin_window_bind *arg,
-				       int *key)
-{
-	struct mwin_region *r;
-	struct mwin_window *w;
-	struct mwin_tenant *t;
-	struct mwin_peer *p;
-	bool inv;
-	int ret;
-
-	r = region_get(arg->region, &ucmd->c);
-	if (!r)
-		return ERR_PTR(-ENOENT);
-	ret = window_find_grantee(arg, &ucmd->c, &p, &t) ?:
-	      !peer_takes_grants(p) ? -ENOTCONN :
-	      window_check_dev(p->dev, r, arg);
-	if (ret) {
-		w = ERR_PTR(ret);
-		goto out_region;
-	}
-	w = window_alloc(ucmd, r, arg);
-	if (IS_ERR(w))
-		goto out_region;
-	ret = mwin_obj_reserve_id(&w->obj);
-	if (ret)
-		goto err_free;
-	/*
-	 * Locked before it is in the region's tree: a forced region destroy
-	 * that finds it there waits until it is published or dead.
-	 */
-	mutex_lock(&w->lock);
-	ret = region_insert_range(r, &w->range,
-				  arg->flags & MWIN_WINDOW_OVERLAP);
-	if (ret) {
-		mutex_unlock(&w->lock);
-		mwin_obj_unpublish(&w->obj);
-		goto err_free;
-	}
-	/* the window holds its peer and tenant from here on */
-	*key = window_bind_prep(w, p, t, &inv);
-	if (*key < 0)
-		w = ERR_PTR(window_create_fail(w, *key));
-	window_put_grantee(p, t);
-	return w;
-
-err_free:
-	window_put(w);		/* and the region with it */
-	window_put_grantee(p, t);
-	return ERR_PTR(ret);
-out_region:
-	region_put(r);
-	window_put_grantee(p, t);
-	return w;
-}
-
-/**
- * window_create_end() - the second half: the REG_MR ended with @ret
- * @ucmd: the call; its @obj is the window from now on
- * @w: window_create_prep()'s window, still locked
- * @arg: the call's argument, given the window's id, rkey and iova
- * @ret: 0, or verbs_register()'s error
- *
- * Drops @w->lock. The window is published and its grant sent when it is
- * finalized, once the caller has its id.
- *
- * Return: 0, or @ret.
- */
-int window_create_end(struct mwin_ucmd *ucmd, struct mwin_window *w,
-		      struct mwin_window_bind *arg, int ret)
-{
-	if (ret == -EINTR)	/* nothing was posted */
-		window_bind_undo(w, false, false, ret);
-	else if (ret)
-		window_op_failed(w, ret, false);
-	if (ret)
-		return window_create_fail(w, ret);
-	window_bound(w, arg->access, false);
-	lease_set(w, arg->expires_ms);
-	/* The id will hold the initial reference, the call one more. */
-	mwin_obj_get(&w->obj);
-	ucmd->obj = &w->obj;
-	window_fill_result(w, arg);
-	mutex_unlock(&w->lock);
-	return 0;
-}
-
-/* Create and bind a window: both halves, with the REG_MR between them. */
-int window_create(struct mwin_ucmd *ucmd)
-{
-	struct mwin_window_bind *arg = ucmd->cmd;
-	struct mwin_window *w;
-	int key;
-
-	w = window_create_prep(ucmd, arg, &key);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	return window_create_end(ucmd, w, arg,
-				 verbs_register(w, key, arg->access, false));
 }
 
 /*
@@ -1097,267 +898,6 @@ int window_get_info(struct mwin_window_info *info,
 	window_put(w);
 	return 0;
 }
-
-/* The window whose current MR has the index of @rkey, referenced. */
-static struct mwin_window *window_find_rkey(struct mwin_dev *dev, u32 rkey)
-{
-	struct mwin_window *w;
-
-	rcu_read_lock();
-	w = xa_load(&dev->mr_windows, rkey >> 8);
-	if (w && !kref_get_unless_zero(&w->obj.kref))
-		w = NULL;
-	rcu_read_unlock();
-	return w;
-}
-
-/*
- * Is @w granted to @p: its peer, or a proved connection of its tenant in
- * the PD of its MR? Under @w->lock.
- */
-static bool window_granted_to(const struct mwin_window *w,
-			      const struct mwin_peer *p)
-{
-	return w->peer == p ||
-	       (w->tenant && w->mr_tpd && p->tpd == w->mr_tpd &&
-		test_bit(MWIN_PEER_AUTHENTIC, &p->flags));
-}
-
-/*
- * A one-shot window handed back is gone for its callers at once; lease.c
- * finishes the destroy, which may wait for the device, out of the receive
- * handler. Its range stays taken until then: its region's DMA maps must
- * outlive its MR (a forced region destroy waits for the window to leave
- * the region). A window whose creation was not finalized is left to it.
- */
-static void window_handed_back(struct mwin_window *w)
-{
-	if (!(w->flags & MWIN_WINDOW_ONCE) || !w->granted || w->dead)
-		return;
-	w->dead = true;
-	mwin_obj_unpublish(&w->obj);
-	lease_reap(w);
-}
-
-/**
- * window_remote_invalidate() - a peer sent Send-with-Invalidate of @rkey
- * @p: the sender
- * @rkey: the rkey its message invalidated
- *
- * rxe performs the invalidation without checking that the MR belongs to the
- * sender's PD. An rkey that is not the sender's own is an attack: the
- * sender is disconnected, and the window it hit is marked invalidated and
- * its grantees told. A tenant's window is the own of each of the tenant's
- * proved connections in the PD of its MR. Receives are handled after the fact, so the rkey may have
- * been revoked from the sender meanwhile (invalidated, rebound, destroyed):
- * one it was granted and lost is its own, handed back too late.
- */
-void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
-{
-	struct mwin_window *w = window_find_rkey(p->dev, rkey);
-	bool hit = false, own = false;
-	u32 wid = 0;
-
-	if (w) {
-		window_lock(w);
-		wid = w->obj.id;
-		own = window_granted_to(w, p);
-		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
-		if (hit) {
-			lease_end(w);
-			w->state = MWIN_WINDOW_INVALIDATED;
-			w->remote_invalidations++;
-			if (own)
-				peer_note_revoked(p, rkey);
-			window_tell_revoke(w, rkey, own ?
-					   MWIN_REVOKE_HANDED_BACK :
-					   MWIN_REVOKE_REMOTE, own ? p : NULL);
-		}
-		if (hit && own)
-			window_handed_back(w);
-		mutex_unlock(&w->lock);
-	}
-	trace_mwin_remote_invalidate(wid, p, rkey, own);
-
-	if (own) {
-		if (hit) {
-			mwin_count(p, MWIN_STAT_REMOTE_INVALIDATIONS, 1);
-			mwin_event(MWIN_EVENT_REMOTE_INVALIDATE, &w->obj, wid,
-				   p->obj.id, rkey, 0);
-		}
-		goto out;
-	}
-	if (!hit && peer_revoked(p, rkey))
-		goto out;
-	mwin_count(p, MWIN_STAT_ATTACKS, 1);
-	/* the events about a window are for those who may see it */
-	mwin_event(MWIN_EVENT_REJECTED_INVALIDATE, w ? &w->obj : NULL, wid,
-		   p->obj.id, rkey, 0);
-	pr_warn_ratelimited("mwin: peer %u invalidated rkey 0x%x, not its own: disconnecting it\n",
-			    p->obj.id, rkey);
-	peer_kill(p, MWIN_DOWN_HOSTILE);
-out:
-	if (w)
-		window_put(w);
-}
-
-/**
- * window_regrant() - tell a connection that proved its tenant's key of @w
- * @w: a window, referenced
- * @p: the connection
- *
- * A window of @p's tenant bound in @p's PD is granted to @p too; one that
- * waits for a connection of its tenant (its last one went while it was
- * bound) is bound through @p, with a new MR and rkey, and granted to each
- * proved connection in @p's PD.
- */
-void window_regrant(struct mwin_window *w, struct mwin_peer *p)
-{
-	bool replaced;
-	u32 old_rkey;
-
-	window_lock(w);
-	if (w->dead || !w->granted || !w->tenant || w->tenant != p->tenant)
-		goto out;
-	if (w->peer) {
-		/* p's teardown may be under way: its PD then matches none */
-		if (w->peer->tpd == READ_ONCE(p->tpd) &&
-		    w->state == MWIN_WINDOW_BOUND)
-			peer_send_grant(p, w, NULL);
-	} else if (w->waiting &&
-		   !window_bind(w, p, w->tenant, w->access, &replaced,
-				&old_rkey)) {
-		window_tell_grant(w, NULL);
-	}
-out:
-	mutex_unlock(&w->lock);
-}
-
-/**
- * window_forget_tenant() - a tenant is destroyed: its windows are nobody's
- * @t: the tenant, whose peers are being torn down
- *
- * Its windows stay bound until their carriers' teardown unbinds them, and
- * are not bound again.
- */
-void window_forget_tenant(struct mwin_tenant *t)
-{
-	struct mwin_obj *o;
-	u32 id = 0;
-
-	while ((o = mwin_obj_find(&mwin_window_type, &id, true,
-				  &mwin_module_caller))) {
-		struct mwin_window *w = to_window(o);
-
-		window_lock(w);
-		if (w->tenant == t)
-			window_set_tenant(w, NULL);
-		mutex_unlock(&w->lock);
-		window_put(w);
-	}
-}
-
-#ifdef MWIN_BENCH
-/*
- * Ready @w, locked, for a benchmark run of @iterations binds: bound, and
- * with that many keys left, or a new MR (outside the timing), as a rebind
- * would take.
- */
-static int window_bench_ready(struct mwin_window *w, u32 iterations)
-{
-	bool replaced;
-	u32 old_rkey;
-	int ret;
-
-	if (w->dead)
-		return -ENOENT;
-	if (w->state != MWIN_WINDOW_BOUND || iterations >= MWIN_KEYS)
-		return -EINVAL;
-	if (MWIN_KEYS - bitmap_weight(w->keys_used, MWIN_KEYS) >= iterations)
-		return 0;
-	/* all keys spent: window_bind() takes a new MR */
-	bitmap_fill(w->keys_used, MWIN_KEYS);
-	ret = window_bind(w, w->peer, w->tenant, w->access, &replaced,
-			  &old_rkey);
-	if (!ret)
-		window_tell_grant(w, NULL);
-	return ret;
-}
-
-/* One rebind of the benchmark's: LOCAL_INV + REG_MR, or just a REG_MR. */
-static int window_bench_bind(struct mwin_window *w, bool revokes)
-{
-	int key = window_pick_key(w);
-	int ret;
-
-	set_bit(key, w->keys_used);
-	ret = verbs_register(w, key, w->access, revokes);
-	if (ret)
-		return window_op_failed(w, ret, revokes);
-	w->rkey = w->mr->rkey;
-	w->binds++;
-	w->invalidations++;
-	return 0;
-}
-
-/**
- * mwin_bench_rebind() - the floor under a rebind, for the benchmark module
- * @id: a bound window
- * @iterations: rebinds to make, at most MWIN_KEYS - 1
- * @ns: out, nanoseconds they took
- * @inv_only: time only a LOCAL_INV per iteration, the floor under a
- *	revoke: each is posted and waited for alone, and the REG_MR that binds
- *	the window again before the next one is not timed
- *
- * Posts the same LOCAL_INV + REG_MR chain as WINDOW_REBIND in a loop, with
- * no ioctl, no lookup and no message per rebind, and key bytes drawn as
- * usual, never twice by one MR: when the MR has fewer keys left than
- * @iterations it is replaced first, outside the timing, as a rebind
- * would. The peer is told what a rebind would tell it: the revoke of the
- * rkey it knew and the grant of the last. Built only for the benchmark
- * (make bench: MWIN_BENCH=1), never into the module that is installed.
- *
- * Return: 0, -ENOENT, -EINVAL (not bound, or too many iterations) or a
- * verbs error.
- */
-int mwin_bench_rebind(u32 id, u32 iterations, u64 *ns, bool inv_only)
-{
-	struct mwin_window *w = window_get(id, &mwin_module_caller);
-	u32 i, known;
-	u64 start;
-	int ret;
-
-	if (!w)
-		return -ENOENT;
-	window_lock(w);
-	ret = window_bench_ready(w, iterations);
-	if (ret)
-		goto out;
-	known = w->rkey;
-	*ns = 0;
-	for (i = 0; i < iterations && !ret; i++) {
-		start = ktime_get_ns();
-		if (inv_only) {
-			ret = verbs_invalidate(w);
-			*ns += ktime_get_ns() - start;
-			if (ret)
-				ret = window_op_failed(w, ret, true);
-			else
-				ret = window_bench_bind(w, false);
-		} else {
-			ret = window_bench_bind(w, true);
-			*ns += ktime_get_ns() - start;
-		}
-	}
-	if (!ret)
-		window_tell_grant(w, &known);
-out:
-	mutex_unlock(&w->lock);
-	window_put(w);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(mwin_bench_rebind);
-#endif
 
 /* Unload, or the release of the file that owns @o. */
 static void window_destroy_owned(struct mwin_obj *o)

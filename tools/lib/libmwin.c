@@ -270,6 +270,7 @@ const char *mwin_down_reason_name(uint32_t reason)
 		[MWIN_DOWN_TENANT] = "tenant-destroyed",
 		[MWIN_DOWN_UNLOAD] = "unload",
 		[MWIN_DOWN_QP_EVENT] = "qp-event",
+		[MWIN_DOWN_REG_QP] = "reg-qp",
 	};
 
 	return TABLE_NAME(names, reason);

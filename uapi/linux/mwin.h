@@ -264,14 +264,21 @@ struct mwin_region_create {
  *
  * Errors: ENOENT; EBUSY (REGION_DESTROY of a region with windows, without
  * the force flag); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
- * gone); EIO (the device failed the operation; the window is then
- * unbound); ECONNABORTED (WINDOW_INVALIDATE: the LOCAL_INV did not complete
- * within the module's revoke_timeout_ms, so the peer was cut off: its QP
- * was moved to error before the call returned, the rkey is dead and the
- * window is unbound with the peer); ETIMEDOUT (cut off, and the device
- * did not even flush: the window is broken); EINTR (killed while waiting
- * for the window). PEER_DISCONNECT: EPERM (the caller lacks CAP_SYS_ADMIN:
- * a peer is the host's, not an opener's), EAGAIN (the teardown did not end within
+ * gone, or whose peer's registration QP was in error: its LOCAL_INV
+ * completed flushed); EIO (the device failed the operation); after either,
+ * the peer's QPs were moved to error before the call returned: the rkey
+ * is dead and the window is unbound with the peer. ECONNABORTED
+ * (WINDOW_INVALIDATE: the LOCAL_INV did not complete within the module's
+ * revoke_timeout_ms, so the peer was cut off: its QPs were moved to error
+ * before the call returned, the rkey is dead and the window is unbound
+ * with the peer); ETIMEDOUT (the module could not prove the device done
+ * with the MR: cut off and not even flushed, or a QP the device would not
+ * move to error: the window is broken, and keeps its memory until the
+ * peer's QPs are drained); EINTR (killed while waiting for the window).
+ * PEER_DISCONNECT: the peer's QPs are in the error state when it returns;
+ * EPERM (the caller lacks CAP_SYS_ADMIN: a peer is the host's, not an
+ * opener's), EIO (the device refused to move its QPs to error; the peer
+ * goes all the same), EAGAIN (the teardown did not end within
  * op_timeout_ms: the device has not drained the peer's QP; the peer is
  * disconnected and goes when it has), EINTR (killed while waiting; the
  * peer goes all the same).
@@ -306,7 +313,8 @@ struct mwin_destroy {
  * @iova: out, the remote address of the window's first byte (its offset
  *	in the region)
  * @expires_ms: in, the lease of the grant: the module revokes it by
- *	itself @expires_ms milliseconds after the call bound it (revoke
+ *	itself @expires_ms milliseconds after the call bound it (a create:
+ *	after its id was returned, however short the lease; revoke
  *	reason MWIN_REVOKE_EXPIRED), unless renewed (MWIN_WINDOW_RENEW);
  *	0: no lease, the grant lasts until revoked. Each bind sets the lease
  *	anew: a rebind without one ends the old one. See "Leases" in
@@ -560,6 +568,10 @@ struct mwin_peer_info {
  * @MWIN_DOWN_QP_EVENT: the device reported a fatal asynchronous event on
  *	its QP (IB_EVENT_QP_FATAL, IB_EVENT_QP_REQ_ERR; IB_EVENT_QP_ACCESS_ERR
  *	is MWIN_DOWN_QP_ERROR)
+ * @MWIN_DOWN_REG_QP: a window operation failed on its registration QP, or
+ *	the device reported an event there: something was sent to that QP,
+ *	which takes nothing from the network. Its QPs were moved to the error
+ *	state before the revoking call that found it returned
  */
 enum mwin_down_reason {
 	MWIN_DOWN_DISCONNECT = 1,
@@ -575,6 +587,7 @@ enum mwin_down_reason {
 	MWIN_DOWN_TENANT = 11,
 	MWIN_DOWN_UNLOAD = 12,
 	MWIN_DOWN_QP_EVENT = 13,
+	MWIN_DOWN_REG_QP = 14,
 };
 
 /* Entries of struct mwin_stats.downs: enum mwin_down_reason, 0 unused. */
@@ -817,7 +830,10 @@ struct mwin_batch_op {
  * bad @count, @op_size or flag; E2BIG for an entry larger than the
  * module's with a non-zero tail; EFAULT; ENOMEM); then no entry was
  * carried out. EFAULT while writing the results back comes after the
- * entries were carried out.
+ * entries were carried out, except creates: as a single create, a
+ * window made by the batch becomes visible (its id, its grant, its lease)
+ * only once every result reached the caller, and is destroyed, nobody
+ * told, when they could not be written.
  */
 struct mwin_window_batch {
 	__u32 size;
@@ -1028,7 +1044,9 @@ enum {
 				     MWIN_CMD_TENANT_GET, MWIN_TENANT_INFO_SIZE_VER0)
 /*
  * TENANT_DESTROY (CAP_SYS_ADMIN) disconnects the tenant's peers, which
- * unbinds their windows, and frees the name. Errors: EPERM, ENOENT.
+ * unbinds their windows, and frees the name; their QPs are in the error
+ * state when it returns. Errors: EPERM, ENOENT, EIO (the device refused
+ * to move a QP to error; the tenant is destroyed all the same).
  */
 #define MWIN_TENANT_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_TENANT_DESTROY, \
 				     struct mwin_destroy)
