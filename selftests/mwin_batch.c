@@ -344,6 +344,57 @@ TEST_F(batch, partial_failure_is_exact)
 					      2 * 8192, NULL, 1));
 }
 
+/*
+ * A batch whose results cannot be written back (its entries readable, not
+ * writable): EFAULT, and its creates are undone as a single create's would
+ * be: no window left that nobody knows the id of, its peer told nothing,
+ * the ranges free again.
+ */
+TEST_F(batch, creates_undone_when_results_cannot_be_written)
+{
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = 4, .op_size = sizeof(cmd),
+	};
+	struct mwin_info before, after;
+	struct mwin_batch_op *ops;
+	struct mwpeer_msg m;
+	uint32_t failed = 1;
+	int i, grants = 0;
+
+	ops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ops);
+	for (i = 0; i < 4; i++)
+		ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_CREATE, .region = self->region,
+			.peer = mwpeer_id(self->a),
+			.offset = i * 8192 + 4096, .length = 4096,
+			.access = MWIN_ACCESS_READ };
+	drain(self->a);
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	ASSERT_EQ(0, mprotect(ops, 4096, PROT_READ));
+	cmd.op_size = sizeof(*ops);
+	cmd.ops = (uintptr_t)ops;
+	EXPECT_EQ(-EFAULT, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_windows, after.nr_windows);
+	while (!mwpeer_next_msg(self->a, &m, 300))
+		grants += m.type == MWIN_WIRE_GRANT;
+	EXPECT_EQ(0, grants);
+
+	/* the same creates, their results writable: every range was free */
+	ASSERT_EQ(0, mprotect(ops, 4096, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, run_batch(self->fd, ops, 4, &failed));
+	EXPECT_EQ(0, failed);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, ops[i].result);
+		EXPECT_EQ(0, test_next_about(self->a, MWIN_WIRE_GRANT,
+					     ops[i].id, &m));
+		EXPECT_EQ(0, mwin_window_destroy(self->fd, ops[i].id));
+	}
+	munmap(ops, 4096);
+}
+
 /* A batch that cannot be read fails whole, and changes nothing. */
 TEST_F(batch, unreadable_batch_changes_nothing)
 {

@@ -8,8 +8,10 @@
  * is a use-after-free (KASAN reports it under make check-debug) or, for
  * the late hand-back, a peer disconnected as an attacker. The slow
  * teardown is a bound: callers must not wait for it as long as it lasts.
- * One point is a fault, not a sleep: the device holds a revoke's requests,
- * and the revoke must still end within its bound.
+ * Two points are faults, not sleeps: the device holds a revoke's requests,
+ * and the revoke must still end within its bound; or the peer's
+ * registration QP is in error, and the revoke must still leave the rkey
+ * dead when it returns.
  */
 #include <pthread.h>
 #include <time.h>
@@ -23,6 +25,9 @@
 #define POINT_MAP_DEV		4
 #define POINT_TEARDOWN		5
 #define POINT_STALL_REVOKE	6
+#define POINT_POISON_REG	7
+#define POINT_PEER_SETUP	8
+#define POINT_PD_LEAVE		9
 
 #define NWIN 8
 
@@ -299,17 +304,21 @@ TEST_F(delays, peer_torn_down_during_a_batch)
  * A teardown that the device makes slow (here a sleep before the drain,
  * as a device that does not flush a QP in error would): a caller waits
  * for it op_timeout_ms at most, and then gets EAGAIN, changing nothing.
+ * PEER_DISCONNECT has moved the peer's QPs to ERR all the same: the peer
+ * reaches nothing after the call returned.
  */
 TEST_F(delays, slow_teardown_bounds_its_callers)
 {
 	struct mwin_window_bind b;
 	struct mwpeer *p = peer_with_window(self, &b);
 	int64_t t0, dis_ms, rebind_ms;
+	struct mwin_peer_info pi;
 	uint32_t id;
 	int r;
 
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 6000));
 
@@ -317,6 +326,8 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 	r = mwin_peer_disconnect(self->fd, id);
 	dis_ms = test_now_ms() - t0;
 	EXPECT_EQ(-EAGAIN, r);
+	EXPECT_EQ(0, test_qp_dead(pi.qpn));
+	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
 	/* the rebind waits for the same teardown, and gives up the same way */
 	t0 = test_now_ms();
 	r = test_rebind(self->fd, &b, 0, 0, 4096, MWIN_ACCESS_WRITE);
@@ -374,6 +385,172 @@ TEST_F(delays, stalled_revoke_cuts_the_peer_off)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	mwpeer_close(p);
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/* The revoking calls a poisoned registration QP must not defeat. */
+enum poisoned_call {
+	POISON_INVALIDATE,
+	POISON_REBIND,
+	POISON_DESTROY,
+	POISON_REGION_DESTROY,
+	NR_POISON,
+};
+
+static const char *const poisoned_call_name[NR_POISON] = {
+	"window invalidate", "window rebind", "window destroy",
+	"region destroy --force",
+};
+
+/* The revoking call @c of window @b (in region @region): its result. */
+static int poisoned_call(FIXTURE_DATA(delays) *self, enum poisoned_call c,
+			 struct mwin_window_bind *b, uint32_t region)
+{
+	switch (c) {
+	case POISON_INVALIDATE:
+		return mwin_window_invalidate(self->fd, b->id);
+	case POISON_REBIND:
+		return test_rebind(self->fd, b, 0, b->offset, 4096,
+				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
+	case POISON_DESTROY:
+		return mwin_window_destroy(self->fd, b->id);
+	default:
+		return mwin_region_destroy(self->fd, region,
+					   MWIN_REGION_DESTROY_FORCE);
+	}
+}
+
+/*
+ * A request sent to a peer's registration QP from the network (its number
+ * follows the connected one's on rxe; the PSN is the peer's own) is
+ * refused, and rxe moves that QP to ERR without an event, while the
+ * connected QP stays in RTS. The test build puts the registration QP there
+ * before a revoke is posted. Each revoking call then finds its LOCAL_INV
+ * flushed, and must not return before the peer is cut off: read right
+ * after the call, the module's connected QP is in ERR (no race to win: it
+ * is already so, or the call failed closed too late), a READ through the
+ * old rkey fails, and the peer goes for reason reg-qp. The call says why:
+ * ENOTCONN where it fails; destroys succeed, as they do when a revoke had
+ * to cut the peer off. An honest peer beside it reads on.
+ */
+TEST_F(delays, poisoned_registration_qp_fails_closed)
+{
+	struct mwin_window_bind hb;
+	struct mwpeer *honest = peer_with_window(self, &hb);
+	enum poisoned_call c;
+
+	ASSERT_NE(NULL, honest);
+	for (c = 0; c < NR_POISON; c++) {
+		uint32_t region = self->region, id;
+		struct mwin_window_bind b;
+		struct mwin_peer_info pi;
+		struct mwpeer *p;
+		int r;
+
+		if (c == POISON_REGION_DESTROY)
+			ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0,
+							&region, NULL));
+		p = test_connect();
+		ASSERT_NE(NULL, p);
+		id = mwpeer_id(p);
+		b = test_bind(region, id, 8192, 4096, MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+		ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+
+		ASSERT_EQ(0, set_delay(POINT_POISON_REG, 0));
+		r = poisoned_call(self, c, &b, region);
+		/* right after the call: no race to win */
+		EXPECT_EQ(0, test_qp_dead(pi.qpn))
+			TH_LOG("%s returned %d with the peer's QP alive",
+			       poisoned_call_name[c], r);
+		ASSERT_EQ(0, set_delay(0, 0));
+		TH_LOG("%s with a poisoned registration QP: %d (%s)",
+		       poisoned_call_name[c], r, r ? strerror(-r) : "ok");
+		/* the calls that fail say why; destroys succeed */
+		EXPECT_EQ(c == POISON_INVALIDATE || c == POISON_REBIND ?
+			  -ENOTCONN : 0, r);
+		EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+		EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
+		mwpeer_close(p);
+		if (c == POISON_INVALIDATE || c == POISON_REBIND)
+			EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+		/* the honest peer was not touched */
+		EXPECT_EQ(IBV_WC_SUCCESS,
+			  mwpeer_read(honest, hb.rkey, hb.iova, NULL, 8));
+	}
+	mwpeer_close(honest);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, hb.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/* A tenant for the tenant PD races, with its connection; tenant id or 0. */
+static uint32_t race_tenant(FIXTURE_DATA(delays) *self, const char *name)
+{
+	return test_make_tenant(self->fd, name, NULL, MWIN_NO_OWNER);
+}
+
+/*
+ * A peer of a tenant is on its tenant PD's list only while its QPs exist,
+ * and a peer killed while it is set up is torn down by its setup's own
+ * undo, or queued when the setup ends. A connection of tenant T sleeps in
+ * its setup, its QPs made (POINT_PEER_SETUP), while TENANT_DESTROY cuts
+ * every QP of T's PDs off: the connection is refused or torn down, and no
+ * teardown runs on a peer its setup freed (KASAN, under make
+ * check-debug). Then a connection of T sleeps in its teardown between
+ * destroying its QPs and leaving the PD (POINT_PD_LEAVE) while T is
+ * destroyed: the cut-off does not touch the destroyed QPs.
+ */
+TEST_F(delays, tenant_pd_cut_off_races_setup_and_teardown)
+{
+	struct mwin_info info;
+	struct mwpeer *p;
+	uint32_t t, id;
+	int status, err, i;
+	pid_t child;
+
+	/* (1) destroyed while a connection of it is set up */
+	t = race_tenant(self, "delay-setup");
+	ASSERT_NE(0, t);
+	ASSERT_EQ(0, set_delay(POINT_PEER_SETUP, 1500));
+	child = fork();
+	if (!child) {
+		/* refused, or torn down: either is right */
+		p = test_peer_of("delay-setup", NULL, NULL, &err);
+		if (p)
+			mwpeer_close(p);
+		_exit(0);
+	}
+	ASSERT_LT(0, child);
+	usleep(700 * 1000);	/* the connection sleeps in its setup */
+	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, set_delay(0, 0));
+	/* whatever became of it, nothing of it is left */
+	for (i = 0; i < TEST_TIMEOUT_MS / 100; i++) {
+		ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+		if (!info.nr_peers)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_EQ(0, info.nr_peers);
+	sleep(6);	/* kfree_rcu() of a freed peer, for KASAN */
+
+	/* (2) destroyed while a connection of it leaves its PD */
+	t = race_tenant(self, "delay-leave");
+	ASSERT_NE(0, t);
+	p = test_peer_of("delay-leave", NULL, NULL, &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, err);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, set_delay(POINT_PD_LEAVE, 3000));
+	mwpeer_close(p);	/* the module tears the peer down */
+	usleep(1000 * 1000);	/* its QPs are destroyed; it sleeps */
+	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, set_delay(0, 0));
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
 }
 

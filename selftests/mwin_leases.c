@@ -429,4 +429,36 @@ TEST_F(lease, once_expired)
 	ASSERT_EQ(0, grant(self, &again, 4096, 0, 0));
 }
 
+/*
+ * A lease as short as 1 ms starts when the create is finalized, once the
+ * caller has the id: the id returned names a window its peer was granted
+ * before the lease could end it (then revoked for the expiry, and a
+ * one-shot one destroyed), never one that expired, or was destroyed,
+ * before anyone was told of it.
+ */
+TEST_F(lease, tiny_lease_starts_with_the_id)
+{
+	struct mwin_window_bind b;
+	struct mwpeer_msg m;
+	uint32_t n = test_nr_windows(self->fd);
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		bool once = i % 2;
+
+		ASSERT_EQ(0, grant(self, &b, 8192, 1,
+				   once ? MWIN_WINDOW_ONCE : 0));
+		ASSERT_EQ(0, test_next_about(self->p, MWIN_WIRE_GRANT, b.id,
+					     &m)) TH_LOG("round %d", i);
+		EXPECT_EQ(b.rkey, m.rkey);
+		ASSERT_EQ(0, test_next_about(self->p, MWIN_WIRE_REVOKE, b.id,
+					     &m));
+		EXPECT_EQ(MWIN_REVOKE_EXPIRED, m.access);
+		/* a one-shot window is gone; the other one destroyed now */
+		ASSERT_EQ(0, once ? test_wait_window_gone(self->fd, b.id) :
+				    mwin_window_destroy(self->fd, b.id));
+	}
+	ASSERT_EQ(0, wait_nr_windows(self->fd, n));
+}
+
 TEST_HARNESS_MAIN

@@ -832,6 +832,7 @@ struct reader {
 	int done;	/* set by the thread: it ended */
 	int reads;	/* that succeeded */
 	int status;	/* the read that ended it, 0 when stop did */
+	uint64_t last_ok_ns;	/* when the last read that succeeded began */
 };
 
 static void *read_loop(void *arg)
@@ -841,12 +842,14 @@ static void *read_loop(void *arg)
 
 	for (i = 0; !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE); i++) {
 		const struct mwin_window_bind *w = r->w[i % 2];
+		uint64_t t0 = test_now_ns();
 
 		st = mwpeer_read(r->p, w->rkey, w->iova, NULL, 64);
 		if (st) {
 			r->status = st;
 			break;
 		}
+		__atomic_store_n(&r->last_ok_ns, t0, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
@@ -890,8 +893,10 @@ static int wait_counts(int fd, uint32_t n, int qps)
 
 /*
  * TENANT_DESTROY while both connections of a tenant read its two windows:
- * both connections end, the windows are unbound and granted to no one
- * (a rebind needs a new grantee), and no peer or QP is left behind.
+ * when the call returns, their QPs are in ERR already, and no READ posted
+ * after it succeeds (an operator destroys a tenant whose key leaked); both
+ * connections end, the windows are unbound and granted to no one (a rebind
+ * needs a new grantee), and no peer or QP is left behind.
  */
 TEST_F(grants, destroy_tenant_under_traffic)
 {
@@ -899,16 +904,20 @@ TEST_F(grants, destroy_tenant_under_traffic)
 	struct mwin_window_bind w[2], b;
 	struct mwin_window_info wi;
 	struct mwin_tenant_info ti;
+	struct mwin_peer_info pi;
 	struct mwin_info info;
 	struct reader r[2];
 	struct mwpeer *p[2];
-	uint32_t id[2];
+	uint32_t id[2], qpn[2];
+	uint64_t returned;
 	int i;
 
 	ASSERT_NE(0, t);
 	for (i = 0; i < 2; i++) {
 		p[i] = join(_metadata, self, PREFIX "busy", tenant_key);
 		id[i] = mwpeer_id(p[i]);
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id[i], 0, &pi));
+		qpn[i] = pi.qpn;
 	}
 	grant_both(_metadata, self, t, p, 0, 4096, MWIN_ACCESS_READ, &w[0]);
 	grant_both(_metadata, self, t, p, 8192, 4096,
@@ -928,6 +937,9 @@ TEST_F(grants, destroy_tenant_under_traffic)
 		EXPECT_LE(20, __atomic_load_n(&r[i].reads, __ATOMIC_ACQUIRE));
 	}
 	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t));
+	returned = test_now_ns();
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, test_qp_dead(qpn[i]));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id[i]));
 		EXPECT_TRUE(wait_reader(&r[i], INT_MAX));
@@ -935,9 +947,12 @@ TEST_F(grants, destroy_tenant_under_traffic)
 	for (i = 0; i < 2; i++) {
 		__atomic_store_n(&r[i].stop, 1, __ATOMIC_RELEASE);
 		pthread_join(r[i].thread, NULL);
-		TH_LOG("connection %u: %d reads, then %s", id[i], r[i].reads,
-		       mwpeer_status_str(r[i].status));
+		TH_LOG("connection %u: %d reads, then %s; the last that worked began %.3f ms before the call returned",
+		       id[i], r[i].reads, mwpeer_status_str(r[i].status),
+		       ((double)returned - r[i].last_ok_ns) / 1e6);
 		EXPECT_NE(IBV_WC_SUCCESS, r[i].status);
+		/* none posted after the call returned succeeded */
+		EXPECT_GT(returned, r[i].last_ok_ns);
 	}
 
 	for (i = 0; i < 2; i++) {

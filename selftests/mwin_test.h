@@ -541,6 +541,23 @@ static inline int test_count_qps(void)
 }
 
 /*
+ * Is the QP @qpn (a module's QP, MWIN_PEER_GET's qpn) in the error state,
+ * or gone, as the rdma tool shows it now? 0: it is; 1: it is in another
+ * state; 2: the tool failed.
+ */
+static inline int test_qp_dead(uint32_t qpn)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "out=$(rdma resource show qp 2>/dev/null) || exit 2; "
+		 "line=$(printf '%%s\\n' \"$out\" | grep ' lqpn %u ') || exit 0; "
+		 "case \"$line\" in *' state ERR '*) exit 0 ;; esac; "
+		 "echo \"# QP %u alive: $line\"; exit 1", qpn, qpn);
+	return test_sh(cmd);
+}
+
+/*
  * @fn(fd, @id) in a child as user and group @uid, without capabilities,
  * on its own open of /dev/mwin (which the test must open to it): 0, or
  * what @fn returned (TEST_CHILD_CHECK: the line that failed), 100 and up
