@@ -71,8 +71,8 @@
  *   registration QP flushed or poisoned), verbs_chain_end() decides, for
  *   single calls, batches and lease expiry alike: the QPs that could use
  *   the MR are moved to ERR before the call returns (peer_cut_off()), or
- *   the window is BROKEN and keeps its MR, range and memory until the
- *   device is done with them.
+ *   the window is BROKEN and keeps its MR (and its region, pages) until the
+ *   device is done with it.
  */
 #ifndef _MWIN_H
 #define _MWIN_H

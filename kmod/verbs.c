@@ -356,7 +356,7 @@ void verbs_test_fault(struct mwin_peer *p)
  * and the device holds nothing of the chain; -ETIMEDOUT: the device may
  * still use the chain's MRs (a lost chain not flushed, a torn one), or a
  * QP could not be moved to ERR: the windows are BROKEN, and keep their MRs
- * and memory until the peer's teardown drained its QPs.
+ * (and regions) until the peer's teardown drained its QPs.
  */
 int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 		    enum verbs_end how)

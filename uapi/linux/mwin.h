@@ -273,8 +273,8 @@ struct mwin_region_create {
  * before the call returned, the rkey is dead and the window is unbound
  * with the peer); ETIMEDOUT (the module could not prove the device done
  * with the MR: cut off and not even flushed, or a QP the device would not
- * move to error: the window is broken, and keeps its memory until the
- * peer's QPs are drained); EINTR (killed while waiting for the window).
+ * move to error: the window is broken, and keeps its MR and its region
+ * until the peer's QPs are drained); EINTR (killed while waiting for the window).
  * PEER_DISCONNECT: the peer's QPs are in the error state when it returns;
  * EPERM (the caller lacks CAP_SYS_ADMIN: a peer is the host's, not an
  * opener's), EIO (the device refused to move its QPs to error; the peer
