@@ -169,6 +169,7 @@ int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
 /**
  * peer_qps_to_err() - move a peer's QPs to ERR, once
  * @p: peer whose QPs exist
+ * @moved: out, may be NULL: this call moved them
  *
  * The connected QP then takes no more requests from the peer, so no rkey
  * works through it however long the peer's pending requests take; the
@@ -178,9 +179,10 @@ int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
  * teardown); an errno when the device refused: nothing is then taken for
  * done, and a later call tries again.
  */
-int peer_qps_to_err(struct mwin_peer *p)
+int peer_qps_to_err(struct mwin_peer *p, bool *moved)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool this_call = false;
 	int ret = 0, reg_ret;
 
 	mutex_lock(&p->cut_lock);
@@ -195,8 +197,11 @@ int peer_qps_to_err(struct mwin_peer *p)
 		ret = ret ?: reg_ret;
 		if (!ret)
 			set_bit(MWIN_PEER_CUT_OFF, &p->flags);
+		this_call = !ret;
 	}
 	mutex_unlock(&p->cut_lock);
+	if (moved)
+		*moved = this_call;
 	return ret;
 }
 
@@ -212,13 +217,13 @@ int peer_qps_to_err(struct mwin_peer *p)
  */
 int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
 {
-	bool was = test_bit(MWIN_PEER_CUT_OFF, &p->flags);
-	int ret = peer_qps_to_err(p);
+	bool moved;
+	int ret = peer_qps_to_err(p, &moved);
 
 	if (ret)
 		pr_err_ratelimited("mwin: peer %u: cannot move its QPs to error: %d\n",
 				   p->obj.id, ret);
-	if (!ret && !was) {
+	if (moved) {
 		trace_mwin_cut_off(p);
 		mwin_count(p, MWIN_STAT_CUT_OFFS, 1);
 		pr_info_ratelimited("mwin: peer %u: QPs moved to error: %s\n",
@@ -718,7 +723,7 @@ static void peer_teardown(struct work_struct *work)
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
 	/* nothing reaches memory through the peer from here on */
-	peer_qps_to_err(p);
+	peer_qps_to_err(p, NULL);
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
 	ib_drain_qp(p->reg_qp);
@@ -811,7 +816,7 @@ int peer_disconnect(u32 id)
 	 * takes; -EIO when the device refused (the teardown tries again).
 	 */
 	peer_kill(p, MWIN_DOWN_OPERATOR);
-	ret = peer_qps_to_err(p) ? -EIO : peer_wait_torn_down(p);
+	ret = peer_qps_to_err(p, NULL) ? -EIO : peer_wait_torn_down(p);
 	peer_put(p);
 	return ret;
 }

@@ -202,7 +202,7 @@ int tenant_cut_off(struct mwin_tenant *t)
 	mutex_lock(&t->pd_lock);
 	list_for_each_entry(tpd, &t->pds, node) {
 		list_for_each_entry(p, &tpd->peers, tpd_node) {
-			err = peer_qps_to_err(p);
+			err = peer_qps_to_err(p, NULL);
 			peer_kill(p, MWIN_DOWN_TENANT);
 			ret = ret ?: err;
 		}
