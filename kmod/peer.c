@@ -103,6 +103,15 @@ void peer_queue_teardown(struct mwin_peer *p)
 		queue_work(mwin_wq, &p->teardown_work);
 }
 
+/* Mark @p killed for @why; true when this was the first reason. */
+static bool peer_mark_killed(struct mwin_peer *p, enum mwin_down_reason why)
+{
+	if (test_and_set_bit(MWIN_PEER_KILLED, &p->flags))
+		return false;
+	p->down_reason = why;
+	return true;
+}
+
 /**
  * peer_kill() - tear a peer down, once, from a work item
  * @p: peer
@@ -110,10 +119,8 @@ void peer_queue_teardown(struct mwin_peer *p)
  */
 void peer_kill(struct mwin_peer *p, enum mwin_down_reason why)
 {
-	if (!test_and_set_bit(MWIN_PEER_KILLED, &p->flags)) {
-		p->down_reason = why;
+	if (peer_mark_killed(p, why))
 		peer_queue_teardown(p);
-	}
 }
 
 /*
@@ -217,7 +224,11 @@ int peer_qps_to_err(struct mwin_peer *p, bool *moved)
  */
 int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
 {
-	bool moved;
+	/*
+	 * The reason first: the QPs in ERR flush the peer's receives, whose
+	 * failure would otherwise be taken for the reason (a request failed).
+	 */
+	bool first = peer_mark_killed(p, why), moved;
 	int ret = peer_qps_to_err(p, &moved);
 
 	if (ret)
@@ -229,7 +240,8 @@ int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
 		pr_info_ratelimited("mwin: peer %u: QPs moved to error: %s\n",
 				    p->obj.id, peer_down_name(why));
 	}
-	peer_kill(p, why);
+	if (first)
+		peer_queue_teardown(p);
 	return ret;
 }
 

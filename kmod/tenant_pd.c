@@ -202,8 +202,9 @@ int tenant_cut_off(struct mwin_tenant *t)
 	mutex_lock(&t->pd_lock);
 	list_for_each_entry(tpd, &t->pds, node) {
 		list_for_each_entry(p, &tpd->peers, tpd_node) {
-			err = peer_qps_to_err(p, NULL);
+			/* the reason before the flushes that would say another */
 			peer_kill(p, MWIN_DOWN_TENANT);
+			err = peer_qps_to_err(p, NULL);
 			ret = ret ?: err;
 		}
 	}
