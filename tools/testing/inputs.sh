@@ -1,5 +1,5 @@
 #!/bin/bash
-# inputs.sh show|record: what make check takes from the Debian archive at
+# inputs.sh show|record|checker: what make check takes from the Debian archive at
 # its newest version, against the versions the tree was last verified with
 # (tools/testing/inputs.verified: make check passed, make lint was clean).
 #
@@ -8,6 +8,8 @@
 #           counts them. Never fails: a newer input is news, not an error
 #           (make lint judges the checker, the tests the rest).
 #   record  rewrite inputs.verified with what is here now.
+#   checker the checker's identity alone, as its line records it
+#           (lint.sh).
 #
 # The inputs: the style checker (checkpatch, its spelling list and
 # kernel-doc, from linux-source-6.1, identified by the hash of its files as
@@ -54,6 +56,9 @@ current() {
 }
 
 case "${1:-}" in
+checker)
+	checker_id "$CHECKER"
+	;;
 show)
 	new=0 n=0
 	while read -r kind what ver rest; do
@@ -81,7 +86,7 @@ record)
 	echo "inputs: recorded in $verified"
 	;;
 *)
-	echo "usage: inputs.sh show|record" >&2
+	echo "usage: inputs.sh show|record|checker" >&2
 	exit 2
 	;;
 esac

@@ -24,8 +24,7 @@ shift || true
 CHECKER=${CHECKER:-$top/build/ksrc}
 export CHECKER
 
-id=$(bash "$here/inputs.sh" show | sed -n 's/^inputs: checker //p')
-now=${id% (new: verified with *}
+now=$(bash "$here/inputs.sh" checker)
 old=$(awk '$1 == "checker" { $1 = ""; sub(/^ /, ""); print; exit }' \
 	"$here/inputs.verified" 2>/dev/null)
 echo "lint: checker ${now}; verified with ${old:-nothing}"
