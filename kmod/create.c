@@ -96,8 +96,8 @@ static int window_create_fail(struct mwin_window *w, int ret)
 {
 	w->dead = true;
 	window_unbind(w, MWIN_REVOKE_DESTROY);
+	window_release_range(w);
 	mutex_unlock(&w->lock);
-	region_remove_range(w->region, &w->range);
 	mwin_obj_unpublish(&w->obj);
 	window_put(w);
 	return ret;
@@ -154,6 +154,7 @@ struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
 		mwin_obj_unpublish(&w->obj);
 		goto err_free;
 	}
+	w->in_region = true;
 	/* the window holds its peer and tenant from here on */
 	*key = window_bind_prep(w, p, t, &inv);
 	if (*key < 0)

@@ -352,6 +352,8 @@ struct mwin_dev {
  * @chunk_shift: log2 of the region's chunk size
  * @page_shift: log2 of the largest page an MR may map from this map: the
  *	chunk size, or less when a chunk's DMA address is less aligned
+ * @users: windows whose MR maps through it, under the region's lock: a
+ *	destroyed region keeps the map until the last of them lets go
  * @dma: one DMA address per chunk
  */
 struct mwin_region_map {
@@ -359,6 +361,7 @@ struct mwin_region_map {
 	struct mwin_dev *dev;
 	u32 chunk_shift;
 	u32 page_shift;
+	unsigned int users;
 	dma_addr_t dma[];
 };
 
@@ -566,6 +569,8 @@ struct mwin_window {
 	bool batched;			/* a batch owns the window: see window_lock() */
 	bool dead;
 	bool granted;			/* its creation was finalized */
+	/* @range is in its region's tree: see window_release_range() */
+	bool in_region;
 
 	struct mwin_region *region;
 	struct mwin_range range;
@@ -598,7 +603,7 @@ struct mwin_window {
 	u64 mapped_start;
 	u64 mapped_len;
 	/* the region's map on the peer's device, while attached */
-	const struct mwin_region_map *map;
+	struct mwin_region_map *map;
 	DECLARE_BITMAP(keys_used, MWIN_KEYS);
 	struct scatterlist *sgl;
 	u32 sgl_cap;
@@ -678,8 +683,10 @@ void region_put(struct mwin_region *r);
 int region_get_info(struct mwin_region_info *info,
 		    const struct mwin_caller *c);
 u32 region_count(const struct mwin_caller *c, u64 *bytes);
-const struct mwin_region_map *region_map_dev(struct mwin_region *r,
-					     struct mwin_dev *dev);
+struct mwin_region_map *region_map_dev(struct mwin_region *r,
+				       struct mwin_dev *dev);
+void region_map_hold(struct mwin_region *r, struct mwin_region_map *map);
+void region_map_put(struct mwin_region *r, struct mwin_region_map *map);
 void region_unmap_dev_all(struct mwin_dev *dev);
 int region_insert_range(struct mwin_region *r, struct mwin_range *range,
 			bool overlap);
@@ -724,6 +731,8 @@ int window_destroy(u32 id, const struct mwin_caller *c);
 int window_destroy_locked(struct mwin_window *w);
 int window_destroy_obj(struct mwin_window *w);
 void window_finish_destroy(struct mwin_window *w);
+void window_release_range(struct mwin_window *w);
+struct mwin_peer *window_draining_peer(struct mwin_window *w);
 void window_end_once(struct mwin_window *w);
 int window_renew(struct mwin_window_renew *arg, const struct mwin_caller *c);
 int window_get_info(struct mwin_window_info *info,

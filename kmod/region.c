@@ -254,12 +254,16 @@ static struct page *region_chunk_page(const struct mwin_region *r,
 	return r->pages[i << (r->chunk_shift - PAGE_SHIFT)];
 }
 
+/*
+ * The device must still be there: the caller holds mwin_devs_lock, or the
+ * map's last user, an MR on the device, let go just now.
+ */
 static void region_unmap(struct mwin_region *r, struct mwin_region_map *map)
 {
 	struct ib_device *ibdev = map->dev->ibdev;
 	unsigned long i;
 
-	lockdep_assert_held(&mwin_devs_lock);
+	lockdep_assert_held(&r->lock);
 	list_del(&map->node);
 	for (i = 0; i < region_nchunks(r); i++)
 		ib_dma_unmap_page(ibdev, map->dma[i], region_chunk_bytes(r, i),
@@ -323,14 +327,14 @@ err:
  * @dev: device
  *
  * Maps the region on first use. The map lives until the region is
- * destroyed or the device removed; a window may keep using it while it
- * holds its region and is attached to a peer on @dev.
+ * destroyed or the device removed, and after the destroy for as long as an
+ * MR maps through it (region_map_hold()).
  *
- * Return: the map, or an ERR_PTR: -ENOTCONN when the device is going away,
- * -ENOENT when the region is.
+ * Return: the map, held for the caller (region_map_put()), or an ERR_PTR:
+ * -ENOTCONN when the device is going away, -ENOENT when the region is.
  */
-const struct mwin_region_map *region_map_dev(struct mwin_region *r,
-					     struct mwin_dev *dev)
+struct mwin_region_map *region_map_dev(struct mwin_region *r,
+				       struct mwin_dev *dev)
 {
 	struct mwin_region_map *map;
 
@@ -338,23 +342,56 @@ const struct mwin_region_map *region_map_dev(struct mwin_region *r,
 	mutex_lock(&mwin_devs_lock);
 	mutex_lock(&r->lock);
 	map = region_find_map(r, dev);
-	if (map)
-		goto out;
 	if (r->dead) {
 		map = ERR_PTR(-ENOENT);
 		goto out;
 	}
+	if (map)
+		goto hold;
 	if (READ_ONCE(dev->dying)) {
 		map = ERR_PTR(-ENOTCONN);
 		goto out;
 	}
 	map = region_new_map(r, dev);
-	if (!IS_ERR(map))
-		list_add(&map->node, &r->maps);
+	if (IS_ERR(map))
+		goto out;
+	list_add(&map->node, &r->maps);
+hold:
+	map->users++;
 out:
 	mutex_unlock(&r->lock);
 	mutex_unlock(&mwin_devs_lock);
 	return map;
+}
+
+/**
+ * region_map_hold() - one more hold on a map held already
+ * @r: region
+ * @map: held by the caller (region_map_dev(), or a window's MR that maps
+ *	through it)
+ */
+void region_map_hold(struct mwin_region *r, struct mwin_region_map *map)
+{
+	mutex_lock(&r->lock);
+	map->users++;
+	mutex_unlock(&r->lock);
+}
+
+/**
+ * region_map_put() - drop a hold on @map: an MR that mapped through it is
+ *	deregistered, or a caller is done with it
+ * @r: region
+ * @map: held
+ *
+ * The last hold on a destroyed region's map unmaps it: the region's destroy
+ * left it to the MRs (region_destroy_obj()).
+ */
+void region_map_put(struct mwin_region *r, struct mwin_region_map *map)
+{
+	mutex_lock(&r->lock);
+	if (!--map->users && r->dead)
+		region_unmap(r, map);
+	mutex_unlock(&r->lock);
 }
 
 /* Called on device removal, after every peer on @dev is gone. */
@@ -373,7 +410,7 @@ void region_unmap_dev_all(struct mwin_dev *dev)
 					    &mwin_module_caller)))) {
 		mutex_lock(&r->lock);
 		map = region_find_map(r, dev);
-		if (map)
+		if (map && !WARN_ON(map->users))
 			region_unmap(r, map);
 		mutex_unlock(&r->lock);
 		region_put(r);
@@ -507,31 +544,105 @@ void region_remove_range(struct mwin_region *r, struct mwin_range *range)
 }
 
 /*
- * Some window of @r, referenced, or NULL when it has none. A window in the
- * tree is alive: it leaves the tree before its last reference goes.
+ * Some live window of @r, referenced, or NULL when it has none. A dead
+ * window stays in the tree while its MR waits for its peer's drain
+ * (window_release_range()), or while another caller destroys it.
  */
-static struct mwin_window *region_any_window(struct mwin_region *r)
+static struct mwin_window *region_live_window(struct mwin_region *r)
 {
 	struct mwin_window *w = NULL;
-	struct mwin_range *range;
+	struct mwin_range *it;
 
 	mutex_lock(&r->lock);
-	range = range_tree_iter_first(&r->windows, 0, U64_MAX);
-	if (range) {
-		w = range->window;
-		mwin_obj_get(&w->obj);
+	for (it = range_tree_iter_first(&r->windows, 0, U64_MAX); it;
+	     it = range_tree_iter_next(it, 0, U64_MAX)) {
+		if (!READ_ONCE(it->window->dead)) {
+			w = it->window;
+			mwin_obj_get(&w->obj);
+			break;
+		}
 	}
 	mutex_unlock(&r->lock);
 	return w;
 }
 
-/* Destroy @r, which the caller holds; with FORCE, its windows first. */
-static int region_destroy_obj(struct mwin_region *r, u32 flags)
+/*
+ * @r's windows, each referenced once, into *@ws: @n of them. A window that
+ * moves has two nodes in the tree; its spare one is skipped.
+ */
+static int region_windows(struct mwin_region *r, struct mwin_window ***ws,
+			  unsigned int *n)
+{
+	struct mwin_range *it;
+
+	*n = 0;
+	*ws = NULL;
+	mutex_lock(&r->lock);
+	if (r->nr_windows)
+		*ws = kvmalloc_array(r->nr_windows, sizeof(**ws), GFP_KERNEL);
+	if (r->nr_windows && !*ws) {
+		mutex_unlock(&r->lock);
+		return -ENOMEM;
+	}
+	for (it = range_tree_iter_first(&r->windows, 0, U64_MAX);
+	     it && *n < r->nr_windows;
+	     it = range_tree_iter_next(it, 0, U64_MAX)) {
+		if (it == &it->window->old_range)
+			continue;
+		mwin_obj_get(&it->window->obj);
+		(*ws)[(*n)++] = it->window;
+	}
+	mutex_unlock(&r->lock);
+	return 0;
+}
+
+/*
+ * Wait, as a caller, for the peers whose drain an MR over @r waits for:
+ * that of a broken window, or of a window whose peer is being torn down.
+ * Each wait is peer_wait_torn_down()'s.
+ *
+ * Return: 0; -EBUSY when a drain is not over in time; -EINTR; -ENOMEM.
+ */
+static int region_wait_drains(struct mwin_region *r)
+{
+	struct mwin_window **ws;
+	struct mwin_peer *p;
+	unsigned int n, i;
+	int ret;
+
+	ret = region_windows(r, &ws, &n);
+	for (i = 0; i < n; i++) {
+		p = ret ? NULL : window_draining_peer(ws[i]);
+		if (IS_ERR(p)) {
+			ret = PTR_ERR(p);
+		} else if (p) {
+			ret = peer_wait_torn_down(p);
+			peer_put(p);
+		}
+		window_put(ws[i]);
+	}
+	kvfree(ws);
+	return ret == -EAGAIN ? -EBUSY : ret;
+}
+
+/*
+ * Destroy @r, which the caller holds; with FORCE, its windows first. A
+ * caller (@wait) waits for the drains that would keep MRs over @r first;
+ * the release of an owner's file, and unload, do not, and the MRs that
+ * still map @r after its destroy keep its DMA map (region_map_put()) and,
+ * through their windows, its pages.
+ */
+static int region_destroy_obj(struct mwin_region *r, u32 flags, bool wait)
 {
 	struct mwin_region_map *map, *tmp;
 	struct mwin_window *w;
 	int ret = 0;
 
+	if (wait && (flags & MWIN_REGION_DESTROY_FORCE)) {
+		ret = region_wait_drains(r);
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&r->lock);
 	if (r->dead)
 		ret = -ENOENT;
@@ -544,13 +655,9 @@ static int region_destroy_obj(struct mwin_region *r, u32 flags)
 	r->dead = true;
 	mutex_unlock(&r->lock);
 
-	/*
-	 * No window can be added now; revoke and destroy those there are. One
-	 * that another caller is destroying leaves the tree when it is done.
-	 */
-	while ((w = region_any_window(r))) {
-		if (window_destroy_obj(w))
-			schedule_timeout_uninterruptible(1);
+	/* No window can be added now; revoke and destroy those there are. */
+	while ((w = region_live_window(r))) {
+		window_destroy_obj(w);
 		window_put(w);
 	}
 
@@ -558,7 +665,8 @@ static int region_destroy_obj(struct mwin_region *r, u32 flags)
 	mwin_obj_unpublish(&r->obj);
 	mutex_lock(&r->lock);
 	list_for_each_entry_safe(map, tmp, &r->maps, node)
-		region_unmap(r, map);
+		if (!map->users)
+			region_unmap(r, map);
 	mutex_unlock(&r->lock);
 	mutex_unlock(&mwin_devs_lock);
 
@@ -573,7 +681,7 @@ int region_destroy(u32 id, u32 flags, const struct mwin_caller *c)
 
 	if (!r)
 		return -ENOENT;
-	ret = region_destroy_obj(r, flags);
+	ret = region_destroy_obj(r, flags, true);
 	region_put(r);
 	return ret;
 }
@@ -625,7 +733,7 @@ u32 region_count(const struct mwin_caller *c, u64 *bytes)
 /* Unload, or the release of the file that owns @o. */
 static void region_destroy_owned(struct mwin_obj *o)
 {
-	region_destroy_obj(to_region(o), MWIN_REGION_DESTROY_FORCE);
+	region_destroy_obj(to_region(o), MWIN_REGION_DESTROY_FORCE, false);
 }
 
 struct mwin_obj_type mwin_region_type = {

@@ -276,12 +276,53 @@ static void window_detach(struct mwin_window *w)
 	}
 	if (!w->waiting)
 		lease_end(w);
+	if (w->map)
+		region_map_put(w->region, w->map);
 	w->peer = NULL;
 	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
+	window_release_range(w);
 	peer_put(p);
 	if (listed)
 		window_put(w);		/* the list's; never the last */
+}
+
+/**
+ * window_release_range() - give a dead window's range back to its region
+ * @w: window, locked
+ *
+ * Not while an MR over it may still be used by the device (its peer not
+ * yet drained): until then no other window can be cut over those bytes,
+ * and the region keeps them, mapped. window_detach() calls again.
+ */
+void window_release_range(struct mwin_window *w)
+{
+	lockdep_assert_held(&w->lock);
+	if (!w->dead || w->peer || !w->in_region)
+		return;
+	region_remove_range(w->region, &w->range);
+	w->in_region = false;
+}
+
+/**
+ * window_draining_peer() - the peer whose drain @w's MR waits for
+ * @w: window; the caller holds a reference
+ *
+ * Return: that peer, referenced; NULL when the MR does not wait (or there
+ * is none); ERR_PTR(-EINTR) when the caller was killed.
+ */
+struct mwin_peer *window_draining_peer(struct mwin_window *w)
+{
+	struct mwin_peer *p = NULL;
+
+	if (window_lock_killable(w))
+		return ERR_PTR(-EINTR);
+	if (w->peer && !window_mr_releasable(w)) {
+		p = w->peer;
+		mwin_obj_get(&p->obj);
+	}
+	mutex_unlock(&w->lock);
+	return p;
 }
 
 /**
@@ -485,31 +526,15 @@ int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret)
 	return ret;
 }
 
-/*
- * Get @w, whose range is set, ready to bind to @p, granted to @p alone or
- * to @t, @p's tenant: an MR of @p's PD mapping the range, and a key byte,
- * spent. A bound window keeps its MR when it can (same PD and grantees,
- * room for the range, a key byte left): then *@inv says the REG_MR's
- * LOCAL_INV kills its live rkey. Otherwise its rkey is revoked and its MR
- * replaced here.
- *
- * Return: the key byte, or a negative errno; then @w is as
- * window_bind_undo() leaves it.
- */
-int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
-		     struct mwin_tenant *t, bool *inv)
+/* window_bind_prep() with @map, the region's on @p's device, held. */
+static int window_bind_prep_map(struct mwin_window *w, struct mwin_peer *p,
+				struct mwin_tenant *t, bool *inv,
+				struct mwin_region_map *map)
 {
-	const struct mwin_region_map *map = w->peer == p ? w->map : NULL;
 	bool regrant = w->tenant && w->tenant == t;
 	u32 shift, pages;
 	int key, ret;
 
-	*inv = w->state == MWIN_WINDOW_BOUND;
-	if (!map) {
-		map = region_map_dev(w->region, p->dev);
-		if (IS_ERR(map))
-			return PTR_ERR(map);
-	}
 	shift = window_page_shift(p->dev, w->region, map);
 	pages = window_pages(window_offset(w), window_length(w), shift);
 	if (pages > mwin_dev_max_pages(p->dev, shift))
@@ -542,6 +567,7 @@ int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
 				window_set_tenant(w, NULL);
 			return ret;
 		}
+		region_map_hold(w->region, map);
 		w->map = map;
 		ret = verbs_alloc_mr(w, p, window_mr_pages(p->dev, pages));
 		if (ret)
@@ -555,6 +581,38 @@ int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
 	set_bit(key, w->keys_used);
 	mwin_count(p, MWIN_STAT_KEYS_SPENT, 1);
 	return key;
+}
+
+/*
+ * Get @w, whose range is set, ready to bind to @p, granted to @p alone or
+ * to @t, @p's tenant: an MR of @p's PD mapping the range, and a key byte,
+ * spent. A bound window keeps its MR when it can (same PD and grantees,
+ * room for the range, a key byte left): then *@inv says the REG_MR's
+ * LOCAL_INV kills its live rkey. Otherwise its rkey is revoked and its MR
+ * replaced here.
+ *
+ * The DMA map is held across: dropping the old MR may drop the map's last
+ * hold, in a region being destroyed, before the new MR takes one.
+ *
+ * Return: the key byte, or a negative errno; then @w is as
+ * window_bind_undo() leaves it.
+ */
+int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
+		     struct mwin_tenant *t, bool *inv)
+{
+	struct mwin_region_map *map = w->peer == p ? w->map : NULL;
+	int ret;
+
+	*inv = w->state == MWIN_WINDOW_BOUND;
+	if (map)
+		region_map_hold(w->region, map);
+	else
+		map = region_map_dev(w->region, p->dev);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	ret = window_bind_prep_map(w, p, t, inv, map);
+	region_map_put(w->region, map);
+	return ret;
 }
 
 /*
@@ -758,14 +816,15 @@ out_put:
 
 /*
  * The rest of a destroy, once @w is dead and unpublished: revoke, give its
- * range back, drop the id's reference. Drops @w->lock.
+ * range back (once its MR is gone), drop the id's reference. Drops
+ * @w->lock.
  */
 static void window_teardown_locked(struct mwin_window *w)
 {
 	lease_end(w);
 	window_unbind(w, MWIN_REVOKE_DESTROY);
+	window_release_range(w);
 	mutex_unlock(&w->lock);
-	region_remove_range(w->region, &w->range);
 	window_put(w);		/* the id's reference */
 }
 

@@ -351,6 +351,75 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 }
 
 /*
+ * Memory outlives every MR that maps it: a window destroyed while its peer
+ * is torn down keeps its MR until the drain (slowed by the test build), and
+ * with it its range and its region's DMA map. Until then no window is cut
+ * over those bytes and a forced region destroy, after op_timeout_ms, fails
+ * with EBUSY; a forced destroy while such a drain is short waits for it.
+ */
+TEST_F(delays, memory_outlives_a_draining_mr)
+{
+	struct mwin_window_bind b, again;
+	struct mwpeer *p = peer_with_window(self, &b), *q;
+	struct mwin_region_info ri;
+	uint32_t id, region;
+	int64_t t0, ms;
+	int r;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
+	EXPECT_EQ(-EAGAIN, mwin_peer_disconnect(self->fd, id));
+	/* gone for its callers; its MR waits for the drain */
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(-ENOENT, mwin_window_destroy(self->fd, b.id));
+	q = test_connect();
+	ASSERT_NE(NULL, q);
+	again = test_bind(self->region, mwpeer_id(q), 0, 4096,
+			  MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(-EBUSY, mwin_window_create(self->fd, &again));
+	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	EXPECT_EQ(1, ri.nr_windows);
+	t0 = test_now_ms();
+	r = mwin_region_destroy(self->fd, self->region,
+				MWIN_REGION_DESTROY_FORCE);
+	ms = test_now_ms() - t0;
+	TH_LOG("forced destroy during the drain: %d after %lld ms", r,
+	       (long long)ms);
+	EXPECT_EQ(-EBUSY, r);
+	EXPECT_LE(1000, ms);
+	EXPECT_GT(4000, ms);
+	EXPECT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+
+	/* drained: the MR, and the range with it, are given back */
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	EXPECT_EQ(0, ri.nr_windows);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(q, again.rkey, again.iova,
+					      NULL, 8));
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, again.id));
+	mwpeer_close(p);
+
+	/* a forced destroy waits for a drain that ends within its bound */
+	ASSERT_EQ(0, mwin_region_create(self->fd, 8192, 0, &region, NULL));
+	again = test_bind(region, mwpeer_id(q), 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 5000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 1500));
+	id = mwpeer_id(q);
+	mwpeer_close(q);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, id, MWIN_PEER_CLOSING));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region,
+					 MWIN_REGION_DESTROY_FORCE));
+	EXPECT_EQ(0, test_peer_state(self->fd, id));
+	EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, region, 0, &ri));
+	ASSERT_EQ(0, set_delay(0, 0));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
  * A revoke the device does not complete: the test build moves the peer's
  * registration QP to SQD before it posts the LOCAL_INV, so the device takes
  * it and holds it. The invalidate cuts the peer off when revoke_timeout_ms

@@ -263,7 +263,8 @@ struct mwin_region_create {
  * @__reserved: must be 0
  *
  * Errors: ENOENT; EBUSY (REGION_DESTROY of a region with windows, without
- * the force flag); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
+ * the force flag; with it, an MR over the region still waits for its
+ * peer's drain after op_timeout_ms: nothing changed); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
  * gone, or whose peer's registration QP was in error: its LOCAL_INV
  * completed flushed); EIO (the device failed the operation); after either,
  * the peer's QPs were moved to error before the call returned: the rkey
@@ -274,7 +275,8 @@ struct mwin_region_create {
  * with the peer); ETIMEDOUT (the module could not prove the device done
  * with the MR: cut off and not even flushed, or a QP the device would not
  * move to error: the window is broken, and keeps its MR and its region
- * until the peer's QPs are drained); EINTR (killed while waiting for the window).
+ * until the peer's QPs are drained); EINTR (killed while waiting for the
+ * window, or REGION_DESTROY for a drain: nothing changed).
  * PEER_DISCONNECT: the peer's QPs are in the error state when it returns;
  * EPERM (the caller lacks CAP_SYS_ADMIN: a peer is the host's, not an
  * opener's), EIO (the device refused to move its QPs to error; the peer
@@ -282,7 +284,8 @@ struct mwin_region_create {
  * op_timeout_ms: the device has not drained the peer's QP; the peer is
  * disconnected and goes when it has), EINTR (killed while waiting; the
  * peer goes all the same).
- * WINDOW_DESTROY succeeds also when it had to cut the peer off.
+ * WINDOW_DESTROY succeeds also when it had to cut the peer off; the window's
+ * range stays taken until its MR is deregistered (after the peer's drain).
  */
 struct mwin_destroy {
 	__u32 size;
