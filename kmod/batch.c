@@ -304,23 +304,17 @@ static int batch_prepare_create(struct batch *b, struct batch_item *it,
  */
 static int batch_post(struct batch_chain *c)
 {
-	const struct ib_send_wr *bad_wr;
+	int ret;
 
 	c->deadline = jiffies + verbs_timeout(c->revokes);
-	if (peer_ops_get(c->p, c->n, c->deadline, !c->revokes))
-		return verbs_chain_end(c->p, NULL, VERBS_UNPOSTED);
 	c->last->wr_cqe = &c->cqe;
 	c->last->send_flags = IB_SEND_SIGNALED;
 	c->ns = ktime_get_ns();
-	if (c->revokes)
-		verbs_test_fault(c->p);
-	if (ib_post_send(c->p->reg_qp, c->first, &bad_wr)) {
-		if (bad_wr != c->first)
-			return verbs_chain_end(c->p, NULL, VERBS_TORN);
-		peer_ops_put(c->p, c->n);
+	ret = verbs_post_chain(c->p, c->n, c->first, c->deadline, c->revokes);
+	/* a batch's caller killed waiting for slots: cut off all the same */
+	if (ret == -EINTR)
 		return verbs_chain_end(c->p, NULL, VERBS_UNPOSTED);
-	}
-	return 0;
+	return ret;
 }
 
 /*

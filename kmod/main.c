@@ -105,10 +105,15 @@ MODULE_PARM_DESC(test_delay_point, "Test build: where to sleep, or the fault to 
 static unsigned int mwin_test_delay_ms;
 module_param_named(test_delay_ms, mwin_test_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_delay_ms, "Test build: how long to sleep there (at most 10000)");
+/* more points at once: faults to make together, or during a sleep */
+static unsigned int mwin_test_faults;
+module_param_named(test_faults, mwin_test_faults, uint, 0644);
+MODULE_PARM_DESC(test_faults, "Test build: a mask of points (1 << enum mwin_test_point) armed beside test_delay_point");
 
 bool mwin_test_at(enum mwin_test_point point)
 {
-	return READ_ONCE(mwin_test_point) == point;
+	return READ_ONCE(mwin_test_point) == point ||
+	       READ_ONCE(mwin_test_faults) & BIT(point);
 }
 
 void mwin_test_delay(enum mwin_test_point point)

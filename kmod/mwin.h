@@ -160,6 +160,16 @@ enum mwin_test_point {
 	MWIN_TEST_PEER_SETUP,
 	/* a teardown, between destroying the QPs and leaving the tenant PD */
 	MWIN_TEST_PD_LEAVE,
+	/*
+	 * faults of a revoke's chain (verbs_post_chain()), not sleeps: no slot
+	 * on the registration QP within the bound; the post fails whole; all
+	 * but the chain's last request posted
+	 */
+	MWIN_TEST_NO_PERMIT,
+	MWIN_TEST_POST_FAIL,
+	MWIN_TEST_POST_TORN,
+	/* not a sleep: the device refuses to move a peer's QPs to ERR */
+	MWIN_TEST_QP_STUCK,
 };
 
 #ifdef MWIN_TEST
@@ -786,7 +796,9 @@ unsigned long verbs_timeout(bool revokes);
 long verbs_wait(struct mwin_peer *p, struct completion *done,
 		unsigned long deadline, bool killable);
 bool verbs_flushed(struct completion *done);
-void verbs_test_fault(struct mwin_peer *p);
+int verbs_post_chain(struct mwin_peer *p, unsigned int n,
+		     struct ib_send_wr *first, unsigned long deadline,
+		     bool revokes);
 
 /**
  * enum verbs_end - how a window chain that did not complete cleanly ended,

@@ -173,6 +173,19 @@ int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
 	return peer_cut_off_qp(p, why);
 }
 
+static int peer_move_to_err(struct mwin_peer *p)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret, reg_ret;
+
+	if (mwin_test_at(MWIN_TEST_QP_STUCK))
+		return -EIO;	/* test build: the device refuses */
+	/* both, whatever the first says: each fails alone */
+	ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
+	reg_ret = ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
+	return ret ?: reg_ret;
+}
+
 /**
  * peer_qps_to_err() - move a peer's QPs to ERR, once
  * @p: peer whose QPs exist
@@ -188,9 +201,8 @@ int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
  */
 int peer_qps_to_err(struct mwin_peer *p, bool *moved)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	bool this_call = false;
-	int ret = 0, reg_ret;
+	int ret = 0;
 
 	mutex_lock(&p->cut_lock);
 	/* still in RESET, they stay there: peer_qp_ready() looks first */
@@ -198,10 +210,7 @@ int peer_qps_to_err(struct mwin_peer *p, bool *moved)
 		set_bit(MWIN_PEER_CUT_OFF, &p->flags);
 	if (!test_bit(MWIN_PEER_CUT_OFF, &p->flags) &&
 	    !test_bit(MWIN_PEER_DRAINED, &p->flags)) {
-		/* both, whatever the first says: each failure is its own */
-		ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
-		reg_ret = ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
-		ret = ret ?: reg_ret;
+		ret = peer_move_to_err(p);
 		if (!ret)
 			set_bit(MWIN_PEER_CUT_OFF, &p->flags);
 		this_call = !ret;

@@ -319,7 +319,7 @@ bool verbs_flushed(struct completion *done)
  * as a request a peer sent it leaves it on rxe; the connected QP stays in
  * RTS, and the chain completes flushed.
  */
-void verbs_test_fault(struct mwin_peer *p)
+static void verbs_test_fault(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD };
 
@@ -329,6 +329,73 @@ void verbs_test_fault(struct mwin_peer *p)
 		return;
 	if (ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE))
 		pr_warn("mwin: test build: cannot fault peer %u\n", p->obj.id);
+}
+
+/*
+ * ib_post_send() on @p's registration QP; the test build makes a revoke's
+ * post fail whole (MWIN_TEST_POST_FAIL) or in part (MWIN_TEST_POST_TORN:
+ * all but the last request posted), as a device out of room would.
+ */
+static int verbs_post(struct mwin_peer *p, struct ib_send_wr *first,
+		      const struct ib_send_wr **bad_wr, bool revokes)
+{
+	struct ib_send_wr *last = first, *end;
+	int ret;
+
+	if (revokes && mwin_test_at(MWIN_TEST_POST_FAIL)) {
+		*bad_wr = first;
+		return -ENOMEM;
+	}
+	if (!revokes || !first->next || !mwin_test_at(MWIN_TEST_POST_TORN))
+		return ib_post_send(p->reg_qp, first, bad_wr);
+	while (last->next->next)
+		last = last->next;
+	end = last->next;
+	last->next = NULL;
+	ret = ib_post_send(p->reg_qp, first, bad_wr);
+	last->next = end;
+	if (!ret)
+		*bad_wr = end;
+	return ret ?: -ENOMEM;
+}
+
+/**
+ * verbs_post_chain() - take slots for a window chain and post it
+ * @p: the peer whose registration QP takes it; the caller keeps its QPs
+ *	alive
+ * @n: requests in the chain
+ * @first: its first request; the last one is signaled
+ * @deadline: for the slots, in jiffies
+ * @revokes: the chain invalidates an rkey: its wait is not killable
+ *
+ * Return: 0 when the chain was posted whole; -EINTR when a registering
+ * caller was killed while waiting for slots (nothing posted); otherwise
+ * verbs_chain_end()'s result for a chain not posted, or posted in part.
+ */
+int verbs_post_chain(struct mwin_peer *p, unsigned int n,
+		     struct ib_send_wr *first, unsigned long deadline,
+		     bool revokes)
+{
+	const struct ib_send_wr *bad_wr;
+	int ret;
+
+	ret = peer_ops_get(p, n, deadline, !revokes);
+	if (ret == -EINTR)
+		return ret;
+	if (!ret && revokes && mwin_test_at(MWIN_TEST_NO_PERMIT)) {
+		peer_ops_put(p, n);
+		ret = -ETIMEDOUT;
+	}
+	if (ret)
+		return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
+	if (revokes)
+		verbs_test_fault(p);
+	if (!verbs_post(p, first, &bad_wr, revokes))
+		return 0;
+	if (bad_wr != first)
+		return verbs_chain_end(p, NULL, VERBS_TORN);
+	peer_ops_put(p, n);
+	return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
 }
 
 /**
@@ -344,15 +411,16 @@ void verbs_test_fault(struct mwin_peer *p)
  * rkey is dead only once every QP that could use the MR is in ERR.
  *
  * - VERBS_FAILED: @p's QPs are moved to ERR (a peer that aimed a request
- *   at its registration QP goes so; its MRs in a tenant PD, reachable
- *   through the tenant's other QPs too, are deregistered by
- *   window_op_failed(): the device is done with them). Each request's
- *   status then says the call's result (verbs_status_errno()).
+ *   at its registration QP goes so). The device is done with the chain:
+ *   its MRs that other QPs could reach are deregistered by
+ *   window_op_failed(), those in a tenant PD and, when the device would
+ *   not move @p's QPs, all of them. Each request's status then says the
+ *   call's result (verbs_status_errno()).
  * - VERBS_LOST, VERBS_UNPOSTED, VERBS_TORN: the peer is cut off, with
  *   every QP of its tenant PD (peer_cut_off()); then the flush of a lost
  *   chain is awaited, op_timeout_ms at most.
  *
- * Return: 0 (VERBS_FAILED: the QPs are in ERR); -ECONNABORTED: cut off,
+ * Return: 0 (VERBS_FAILED); -ECONNABORTED: cut off,
  * and the device holds nothing of the chain; -ETIMEDOUT: the device may
  * still use the chain's MRs (a lost chain not flushed, a torn one), or a
  * QP could not be moved to ERR: the windows are BROKEN, and keep their MRs
@@ -361,13 +429,13 @@ void verbs_test_fault(struct mwin_peer *p)
 int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 		    enum verbs_end how)
 {
-	if (how == VERBS_FAILED && !peer_cut_off_qp(p, MWIN_DOWN_REG_QP))
+	if (how == VERBS_FAILED) {
+		peer_cut_off_qp(p, MWIN_DOWN_REG_QP);
 		return 0;
+	}
 	if (peer_cut_off(p, MWIN_DOWN_CUT_OFF))
 		return -ETIMEDOUT;
 	switch (how) {
-	case VERBS_FAILED:
-		return 0;
 	case VERBS_LOST:
 		return verbs_flushed(done) ? -ECONNABORTED : -ETIMEDOUT;
 	case VERBS_UNPOSTED:
@@ -393,30 +461,17 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 {
 	unsigned long deadline = jiffies + verbs_timeout(revokes);
 	struct mwin_peer *p = w->peer;
-	const struct ib_send_wr *bad_wr;
 	u64 start = ktime_get_ns();
 	long left;
 	int ret;
-
-	ret = peer_ops_get(p, 1, deadline, !revokes);
-	if (ret == -EINTR)
-		return ret;	/* a registering caller killed: nothing posted */
-	if (ret)
-		return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
 
 	reinit_completion(&w->done);
 	w->wc_status = IB_WC_SUCCESS;
 	last->wr_cqe = &w->reg_cqe;
 	last->send_flags = IB_SEND_SIGNALED;
-	if (revokes)
-		verbs_test_fault(p);
-	if (ib_post_send(p->reg_qp, first, &bad_wr)) {
-		if (bad_wr == first) {
-			peer_ops_put(p, 1);
-			return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
-		}
-		return verbs_chain_end(p, NULL, VERBS_TORN);
-	}
+	ret = verbs_post_chain(p, 1, first, deadline, revokes);
+	if (ret)
+		return ret;
 	left = verbs_wait(p, &w->done, deadline, !revokes);
 	if (!left) {
 		trace_mwin_op_timeout(w, revokes);

@@ -353,30 +353,58 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 		peer_put(q);
 }
 
+/*
+ * The device completed @w's chain in error (window_op_failed()), so it is
+ * done with it; but the MR may still be reached through the other QPs of
+ * its tenant PD, or through the peer's own when the device would not move
+ * them to ERR. Deregistered now, it is reached through none; were the
+ * device to refuse that too, the QPs of the PD are moved to ERR, and if
+ * even that fails the window is BROKEN until the drain.
+ */
+static int window_drop_failed_mr(struct mwin_window *w, int ret,
+				 bool was_bound, u32 rkey)
+{
+	struct mwin_tenant_pd *tpd = w->mr_tpd;
+
+	if (tpd)
+		tenant_pd_get(tpd);
+	if (verbs_free_mr(w) && peer_cut_off(w->peer, MWIN_DOWN_REG_QP)) {
+		w->state = MWIN_WINDOW_BROKEN;
+		w->mr_failed = true;
+		ret = -ETIMEDOUT;
+	} else {
+		if (was_bound && w->tenant)
+			window_tell_revoke(w, rkey, MWIN_REVOKE_ERROR, w->peer);
+		window_detach(w);
+	}
+	if (tpd)
+		tenant_pd_put(tpd);
+	return ret;
+}
+
 /**
  * window_op_failed() - a window operation failed: see verbs_invalidate()
  * @w: window, attached to its peer
  * @ret: the operation's error
  * @was_bound: the window had a live rkey, dead now
  *
- * The rkey is dead: the peer's QP is in error, or was moved there. The
- * peer is torn down. The MR is in an unknown state and never reused: it is
- * deregistered when the peer's QP is drained, and the window is unbound
- * then. When even the chain's flush did not come (-ETIMEDOUT) the window
- * is BROKEN until then.
+ * The rkey is dead: the peer's QP is in error, or was moved there, or the
+ * MR is deregistered. The peer is torn down. The MR is in an unknown state
+ * and never reused: it is deregistered when the peer's QP is drained, and
+ * the window is unbound then. When even the chain's flush did not come
+ * (-ETIMEDOUT) the window is BROKEN until then.
  *
- * An MR in a tenant PD can be reached through the tenant's other QPs as
- * well. When the device completed the chain in error (-ENOTCONN, -EIO) it
- * is done with it, and the MR is deregistered at once, which kills the
- * rkey for all of them; the others are told (reason MWIN_REVOKE_ERROR) and
- * stay, unless the device refused to deregister it: then every QP of the
- * PD is moved to ERR. Otherwise (cut off) verbs_chain_end() moved them.
+ * When the device completed the chain in error (-ENOTCONN, -EIO) it is
+ * done with it, and an MR that other QPs could reach (a tenant PD's, or
+ * any when the peer's QPs would not move to ERR) is deregistered at once
+ * (window_drop_failed_mr()); the tenant's other connections are told
+ * (reason MWIN_REVOKE_ERROR) and stay. Otherwise (cut off)
+ * verbs_chain_end() moved every QP of the PD to ERR.
  *
- * Return: @ret.
+ * Return: @ret, or -ETIMEDOUT when the window is BROKEN.
  */
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 {
-	struct mwin_tenant_pd *tpd = w->mr_tpd;
 	u32 rkey = w->rkey;
 
 	if (was_bound && w->granted)
@@ -390,16 +418,9 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 	lease_end(w);
 	w->state = ret == -ETIMEDOUT ? MWIN_WINDOW_BROKEN :
 				       MWIN_WINDOW_INVALIDATED;
-	if (tpd && (ret == -ENOTCONN || ret == -EIO)) {
-		tenant_pd_get(tpd);
-		if (verbs_free_mr(w))
-			tenant_pd_cut_off(tpd, MWIN_DOWN_REG_QP);
-		tenant_pd_put(tpd);
-		if (was_bound && w->tenant)
-			window_tell_revoke(w, rkey, MWIN_REVOKE_ERROR, w->peer);
-		window_detach(w);
-		return ret;
-	}
+	if ((ret == -ENOTCONN || ret == -EIO) &&
+	    (w->mr_tpd || !test_bit(MWIN_PEER_CUT_OFF, &w->peer->flags)))
+		return window_drop_failed_mr(w, ret, was_bound, rkey);
 	w->mr_failed = true;
 	return ret;
 }

@@ -2,7 +2,8 @@
 /*
  * Races that only a sleep in the module can line up. The module's test
  * build (MWIN_TEST=1, build/vm/mwin-test.ko, in MWIN_TEST_KO) sleeps for
- * test_delay_ms at test_delay_point (enum mwin_test_point, kmod/mwin.h);
+ * test_delay_ms at test_delay_point (enum mwin_test_point, kmod/mwin.h),
+ * and makes the faults of test_faults (a mask of points);
  * each test loads it, lets the other side of the race happen during the
  * sleep, and puts the module of MWIN_KO back. Without its fix, each race
  * is a use-after-free (KASAN reports it under make check-debug) or, for
@@ -28,6 +29,10 @@
 #define POINT_POISON_REG	7
 #define POINT_PEER_SETUP	8
 #define POINT_PD_LEAVE		9
+#define POINT_NO_PERMIT		10
+#define POINT_POST_FAIL		11
+#define POINT_POST_TORN		12
+#define POINT_QP_STUCK		13
 
 #define NWIN 8
 
@@ -35,6 +40,12 @@ static int set_delay(unsigned int point, unsigned int ms)
 {
 	return test_set_param("test_delay_ms", ms) ?:
 	       test_set_param("test_delay_point", point);
+}
+
+/* Faults armed beside the sleep: a mask of (1 << point); 0 disarms. */
+static int set_faults(unsigned int mask)
+{
+	return test_set_param("test_faults", mask);
 }
 
 FIXTURE(delays)
@@ -552,6 +563,146 @@ TEST_F(delays, poisoned_registration_qp_fails_closed)
 	}
 	mwpeer_close(honest);
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, hb.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
+ * A revoke whose chain never reached the device: no slot on the
+ * registration QP within the bound, or a post that failed whole. The call
+ * cuts the peer off before it returns: ECONNABORTED, the peer's QP in ERR
+ * right after, the rkey dead, the peer gone for reason cut-off, and the
+ * window unbound then.
+ */
+TEST_F(delays, unposted_revoke_cuts_the_peer_off)
+{
+	static const unsigned int fault[] = { POINT_NO_PERMIT, POINT_POST_FAIL };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct mwin_window_bind b;
+		struct mwpeer *p = peer_with_window(self, &b);
+		struct mwin_peer_info pi;
+		uint32_t id;
+		int r;
+
+		ASSERT_NE(NULL, p);
+		id = mwpeer_id(p);
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+		ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+		ASSERT_EQ(0, set_faults(1u << fault[i]));
+		r = mwin_window_invalidate(self->fd, b.id);
+		EXPECT_EQ(0, test_qp_dead(pi.qpn));
+		ASSERT_EQ(0, set_faults(0));
+		TH_LOG("invalidate, fault %u: %d", fault[i], r);
+		EXPECT_EQ(-ECONNABORTED, r);
+		EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+		EXPECT_EQ(MWIN_DOWN_CUT_OFF, pi.down_reason);
+		EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+		mwpeer_close(p);
+		EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	}
+	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
+ * A revoking rebind whose chain the device took in part (its LOCAL_INV,
+ * not its REG_MR). The peer is cut off before the call returns, but the
+ * device may still hold what it took: ETIMEDOUT, the window BROKEN, and
+ * its MR, range and DMA map kept until the peer's QPs are drained (slowed
+ * here): no window is cut over those bytes, and a forced region destroy
+ * fails with EBUSY, until then.
+ */
+TEST_F(delays, torn_revoke_breaks_the_window)
+{
+	struct mwin_window_bind b, again;
+	struct mwpeer *p = peer_with_window(self, &b), *q;
+	struct mwin_peer_info pi;
+	uint32_t id;
+	int r;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
+	ASSERT_EQ(0, set_faults(1u << POINT_POST_TORN));
+	r = test_rebind(self->fd, &b, 0, 0, 4096,
+			MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
+	EXPECT_EQ(0, test_qp_dead(pi.qpn));
+	ASSERT_EQ(0, set_faults(0));
+	EXPECT_EQ(-ETIMEDOUT, r);
+	EXPECT_EQ(MWIN_WINDOW_BROKEN, test_window_state(self->fd, b.id));
+	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+	EXPECT_EQ(-EIO, mwin_window_invalidate(self->fd, b.id));
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+
+	q = test_connect();
+	ASSERT_NE(NULL, q);
+	again = test_bind(self->region, mwpeer_id(q), 0, 4096,
+			  MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(-EBUSY, mwin_window_create(self->fd, &again));
+	EXPECT_EQ(-EBUSY, mwin_region_destroy(self->fd, self->region,
+					      MWIN_REGION_DESTROY_FORCE));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, set_delay(0, 0));
+	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(q, again.rkey, again.iova,
+					      NULL, 8));
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, again.id));
+	mwpeer_close(q);
+	mwpeer_close(p);
+}
+
+/*
+ * A device that will not move a peer's QPs to ERR. A revoke whose LOCAL_INV
+ * completed flushed (a poisoned registration QP) cannot cut the peer off,
+ * but the device is done with the chain: the MR is deregistered before the
+ * call returns, so the rkey is dead while the QP is still up (the
+ * teardown's drain is slowed; the peer library, told of the disconnect,
+ * posts nothing more, so the rdma tool shows it): ENOTCONN, the window
+ * unbound. Then
+ * PEER_DISCONNECT says EIO, and the peer goes all the same.
+ */
+TEST_F(delays, stuck_qp_still_fails_closed)
+{
+	struct mwin_window_bind b;
+	struct mwpeer *p = peer_with_window(self, &b);
+	struct mwin_peer_info pi;
+	uint32_t id;
+	int r;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 3000));
+	ASSERT_EQ(0, set_faults(1u << POINT_POISON_REG | 1u << POINT_QP_STUCK));
+	r = mwin_window_invalidate(self->fd, b.id);
+	EXPECT_EQ(-ENOTCONN, r);
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	/* the QP is up, the MR, and so the rkey, gone */
+	EXPECT_EQ(1, test_qp_dead(pi.qpn));
+	EXPECT_EQ(0, test_mr_gone(b.rkey));
+	ASSERT_EQ(0, set_faults(0));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+	EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+
+	/* the teardown's drain, after a second, moves the QPs itself */
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 1000));
+	p = peer_with_window(self, &b);
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, set_faults(1u << POINT_QP_STUCK));
+	EXPECT_EQ(-EIO, mwin_peer_disconnect(self->fd, id));
+	ASSERT_EQ(0, set_faults(0));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, set_delay(0, 0));
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
 }
 

@@ -558,6 +558,21 @@ static inline int test_qp_dead(uint32_t qpn)
 }
 
 /*
+ * Is no MR with rkey @rkey left, as the rdma tool shows them now? 0: none
+ * is; 1: one is; 2: the tool failed.
+ */
+static inline int test_mr_gone(uint32_t rkey)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "out=$(rdma resource show mr 2>/dev/null) || exit 2; "
+		 "printf '%%s\\n' \"$out\" | grep -q ' rkey 0x%x ' && exit 1; "
+		 "exit 0", rkey);
+	return test_sh(cmd);
+}
+
+/*
  * @fn(fd, @id) in a child as user and group @uid, without capabilities,
  * on its own open of /dev/mwin (which the test must open to it): 0, or
  * what @fn returned (TEST_CHILD_CHECK: the line that failed), 100 and up

@@ -264,11 +264,13 @@ struct mwin_region_create {
  *
  * Errors: ENOENT; EBUSY (REGION_DESTROY of a region with windows, without
  * the force flag; with it, an MR over the region still waits for its
- * peer's drain after op_timeout_ms: nothing changed); ENOTCONN (WINDOW_INVALIDATE of a window whose peer is
- * gone, or whose peer's registration QP was in error: its LOCAL_INV
- * completed flushed); EIO (the device failed the operation); after either,
- * the peer's QPs were moved to error before the call returned: the rkey
- * is dead and the window is unbound with the peer. ECONNABORTED
+ * peer's drain after op_timeout_ms: nothing changed); ENOTCONN
+ * (WINDOW_INVALIDATE of a window whose peer is gone, or whose peer's
+ * registration QP was in error: its LOCAL_INV completed flushed); EIO (the
+ * device failed the operation); after either, the peer's QPs were moved to
+ * error (or, were the device to refuse, the MR deregistered) before the
+ * call returned: the rkey is dead and the window is unbound with the
+ * peer. ECONNABORTED
  * (WINDOW_INVALIDATE: the LOCAL_INV did not complete within the module's
  * revoke_timeout_ms, so the peer was cut off: its QPs were moved to error
  * before the call returned, the rkey is dead and the window is unbound
