@@ -13,6 +13,10 @@
  * the rkey dead, while the peer reads as fast as it can and an honest peer
  * carries on beside it. (A revoke the device itself does not complete
  * cuts the peer off: mwin_delays.c.)
+ *
+ * A peer that sends requests to the module's registration QP, which takes
+ * nothing from the network, costs itself its connection: every revoking
+ * call after it returns with the peer's QPs in ERR.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -383,6 +387,257 @@ TEST_F(hostile, stalled_peer_cannot_stretch_a_revoke)
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->good, self->gw.rkey,
 					      self->gw.iova, NULL, 8));
 	mwpeer_close(r.p);
+}
+
+/*
+ * The module's registration QP for peer @p, as the rdma tool shows it: the
+ * module's QP whose remote QP is @p's, other than @qpn (the connected
+ * one). Its number in *@reg, the PSN it expects next (the peer's own first
+ * one) in *@psn. 0, or -1 when there is none.
+ */
+static int reg_qp_of(struct mwpeer *p, uint32_t qpn, uint32_t *reg,
+		     uint32_t *psn)
+{
+	char line[1024], want[32];
+	unsigned int l, rq;
+	const char *at;
+	FILE *f;
+	int ret = -1;
+
+	f = popen("rdma resource show qp 2>/dev/null", "r");
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " rqpn %u ", mwpeer_qp_num(p));
+	while (ret && fgets(line, sizeof(line), f)) {
+		at = strstr(line, " lqpn ");
+		if (!strstr(line, want) || !at || sscanf(at, " lqpn %u", &l) != 1 ||
+		    l == qpn)
+			continue;
+		at = strstr(line, " rq-psn ");
+		if (at && sscanf(at, " rq-psn %u", &rq) == 1) {
+			*reg = l;
+			*psn = rq;
+			ret = 0;
+		}
+	}
+	pclose(f);
+	return ret;
+}
+
+/* Is QP @qpn in state @state, as the rdma tool shows it, within 2 s? */
+static bool qp_becomes(uint32_t qpn, const char *state)
+{
+	char cmd[256];
+	int i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "rdma resource show qp 2>/dev/null | grep -q ' lqpn %u .* state %s '",
+		 qpn, state);
+	for (i = 0; i < 200; i++) {
+		if (!test_sh(cmd))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * What a peer can do with its own verbs: a QP of its own, connected by hand
+ * to the module's registration QP (number @reg, next PSN @psn) along the
+ * path of its connection, sends an RDMA WRITE and a READ there through the
+ * rkey it was granted. 0 once both completed (in error: the module's QP
+ * refuses them), -1 when the peer could not send them.
+ */
+static int poison(struct mwpeer *p, uint32_t reg, uint32_t psn,
+		  uint32_t rkey, uint64_t iova)
+{
+	struct ibv_qp *conn = mwpeer_ibv_qp(p);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a, path;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr[2] = { 0 }, *bad;
+	struct ibv_wc wc[2];
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	static char buf[64];
+	int ret = -1, n = 0, i;
+
+	if (!conn || ibv_query_qp(conn, &path, IBV_QP_AV | IBV_QP_PATH_MTU,
+				  &init))
+		return -1;
+	cq = ibv_create_cq(conn->context, 4, NULL, NULL, 0);
+	mr = ibv_reg_mr(conn->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!cq || !mr)
+		goto out;
+	init = (struct ibv_qp_init_attr){
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	qp = ibv_create_qp(conn->pd, &init);
+	if (!qp)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = path.ah_attr.port_num;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = path.path_mtu;
+	a.dest_qp_num = reg;
+	a.ah_attr = path.ah_attr;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = psn;
+	a.timeout = 10;
+	a.retry_cnt = 1;
+	a.rnr_retry = 1;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		goto out;
+
+	sge = (struct ibv_sge){ (uintptr_t)buf, 8, mr->lkey };
+	for (i = 0; i < 2; i++) {
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = i ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.rkey = rkey;
+		wr[i].wr.rdma.remote_addr = iova;
+		wr[i].next = i ? NULL : &wr[1];
+	}
+	if (ibv_post_send(qp, wr, &bad))
+		goto out;
+	for (i = 0; i < 5000 && n < 2; i++) {
+		int got = ibv_poll_cq(cq, 2 - n, wc);
+
+		if (got < 0)
+			goto out;
+		n += got;
+		if (n < 2)
+			usleep(1000);
+	}
+	ret = n == 2 ? 0 : -1;
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	return ret;
+}
+
+/* The revoking calls a poisoned registration QP must not defeat. */
+enum poisoned_call {
+	POISON_INVALIDATE,
+	POISON_REBIND,
+	POISON_DESTROY,
+	POISON_REGION_DESTROY,
+	NR_POISON,
+};
+
+static const char *const poisoned_call_name[NR_POISON] = {
+	"window invalidate", "window rebind", "window destroy",
+	"region destroy --force",
+};
+
+static int poisoned_call(int fd, enum poisoned_call c,
+			 struct mwin_window_bind *b, uint32_t region)
+{
+	switch (c) {
+	case POISON_INVALIDATE:
+		return mwin_window_invalidate(fd, b->id);
+	case POISON_REBIND:
+		return test_rebind(fd, b, 0, b->offset, 4096,
+				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
+	case POISON_DESTROY:
+		return mwin_window_destroy(fd, b->id);
+	default:
+		return mwin_region_destroy(fd, region,
+					   MWIN_REGION_DESTROY_FORCE);
+	}
+}
+
+/*
+ * Item 1 of the fail-closed issue, with real traffic: a peer that spins
+ * READs through its window sends an RDMA WRITE and a READ to the module's
+ * registration QP (its number and PSN from the rdma tool, as the peer's
+ * host shows them; the PSN is the peer's own first one). rxe refuses them
+ * and moves that QP to ERR without an event, the connected QP staying in
+ * RTS. Then each revoking call: read right after it returned, the module's
+ * connected QP for the peer is in ERR already (no race to win), no READ
+ * posted after it returned succeeded, the peer goes for reason reg-qp and
+ * the call says why (ENOTCONN; destroys succeed). The honest peer of the
+ * fixture reads on.
+ */
+TEST_F(hostile, poisoned_registration_qp_from_the_network)
+{
+	enum poisoned_call c;
+
+	for (c = 0; c < NR_POISON; c++) {
+		uint32_t region = self->region, id, reg, psn;
+		struct mwin_window_bind b;
+		struct mwin_peer_info pi;
+		struct reader r = { 0 };
+		uint64_t t1;
+		pthread_t rt;
+		int ret, i;
+
+		if (c == POISON_REGION_DESTROY)
+			ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0,
+							&region, NULL));
+		r.p = test_connect();
+		ASSERT_NE(NULL, r.p);
+		id = mwpeer_id(r.p);
+		b = test_bind(region, id, 8192, 4096, MWIN_ACCESS_READ, 0);
+		ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+		ASSERT_EQ(0, reg_qp_of(r.p, pi.qpn, &reg, &psn));
+		r.rkey = b.rkey;
+		r.iova = b.iova;
+		ASSERT_EQ(0, pthread_create(&rt, NULL, reader_run, &r));
+		for (i = 0; i < 10000 && atomic_load(&r.ok) < 20; i++)
+			usleep(1000);
+		ASSERT_LE(20, atomic_load(&r.ok));
+
+		ASSERT_EQ(0, poison(r.p, reg, psn, b.rkey, b.iova));
+		ASSERT_TRUE(qp_becomes(reg, "ERR"));
+		ret = poisoned_call(self->fd, c, &b, region);
+		t1 = test_now_ns();
+		/* right after the call: no race to win */
+		EXPECT_EQ(0, test_qp_dead(pi.qpn))
+			TH_LOG("%s returned %d with the peer's QP alive",
+			       poisoned_call_name[c], ret);
+		pthread_join(rt, NULL);
+		TH_LOG("%s after poisoning QP %u: %d (%s); %u READs succeeded, the last posted %lld us before the return",
+		       poisoned_call_name[c], reg, ret,
+		       ret ? strerror(-ret) : "ok", atomic_load(&r.ok),
+		       (long long)((int64_t)(t1 - r.last_ok_post_ns) / 1000));
+		EXPECT_EQ(c == POISON_INVALIDATE || c == POISON_REBIND ?
+			  -ENOTCONN : 0, ret);
+		EXPECT_GT(t1, r.last_ok_post_ns);
+		EXPECT_NE(IBV_WC_SUCCESS, r.failed_status);
+		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+		EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
+		mwpeer_close(r.p);
+		if (c == POISON_INVALIDATE || c == POISON_REBIND)
+			EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+		EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
+	}
 }
 
 TEST_HARNESS_MAIN
