@@ -44,8 +44,11 @@ for t in $tests; do
 	name=$(basename "$t")
 	echo "# ---- $name"
 	klog=$(dmesg | wc -l)
+	started=$(date +%s)
 	timeout "${MWIN_TEST_TIMEOUT:-600}" "$t" 2>&1 | tee "$out/$name.log"
 	status=${PIPESTATUS[0]}
+	# what each binary costs, for the time budget (tools/testing/vm/README.md)
+	echo "# ---- $name: $(($(date +%s) - started)) s"
 	if ! grep -q '^# Totals:' "$out/$name.log"; then
 		echo "not ok - $name exited with status $status before its totals"
 		fail=$((fail + 1))
