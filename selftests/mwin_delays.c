@@ -117,6 +117,25 @@ static struct mwpeer *peer_with_window(FIXTURE_DATA(delays) *self,
 }
 
 /*
+ * peer_with_window(), reading through it, and the module's QP number for
+ * it in *@qpn; NULL on failure.
+ */
+static struct mwpeer *peer_reading(FIXTURE_DATA(delays) *self,
+				   struct mwin_window_bind *b, uint32_t *qpn)
+{
+	struct mwpeer *p = peer_with_window(self, b);
+	struct mwin_peer_info pi;
+
+	if (p && !mwin_peer_get(self->fd, mwpeer_id(p), 0, &pi) &&
+	    mwpeer_read(p, b->rkey, b->iova, NULL, 8) == IBV_WC_SUCCESS) {
+		*qpn = pi.qpn;
+		return p;
+	}
+	mwpeer_close(p);
+	return NULL;
+}
+
+/*
  * Race 3 of the revocation issue: a peer faults right after the REP, while
  * the CONNECT_REQUEST handler has not published it yet. Its teardown must
  * wait for the handler, not free the peer the handler then publishes.
@@ -362,30 +381,23 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 }
 
 /*
- * Memory outlives every MR that maps it: a window destroyed while its peer
- * is torn down keeps its MR until the drain (slowed by the test build), and
- * with it its range and its region's DMA map. Until then no window is cut
- * over those bytes and a forced region destroy, after op_timeout_ms, fails
- * with EBUSY; a forced destroy while such a drain is short waits for it.
+ * Peer @id, gone for its callers, is torn down with its drain slowed past
+ * op_timeout_ms (1 s) and had a window, destroyed since, over the first
+ * 4 KiB of the fixture's region: its MR waits for the drain, and with it
+ * its range and the region's DMA map. Until then no window is cut over
+ * those bytes and a forced region destroy fails with EBUSY, changing
+ * nothing; once the peer is gone, a window over them reads. Ends the sleep.
  */
-TEST_F(delays, memory_outlives_a_draining_mr)
+static void expect_range_kept_until_drain(struct __test_metadata *_metadata,
+					  FIXTURE_DATA(delays) *self,
+					  uint32_t id)
 {
-	struct mwin_window_bind b, again;
-	struct mwpeer *p = peer_with_window(self, &b), *q;
+	struct mwin_window_bind again;
 	struct mwin_region_info ri;
-	uint32_t id, region;
+	struct mwpeer *q = test_connect();
 	int64_t t0, ms;
 	int r;
 
-	ASSERT_NE(NULL, p);
-	id = mwpeer_id(p);
-	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
-	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
-	EXPECT_EQ(-EAGAIN, mwin_peer_disconnect(self->fd, id));
-	/* gone for its callers; its MR waits for the drain */
-	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
-	EXPECT_EQ(-ENOENT, mwin_window_destroy(self->fd, b.id));
-	q = test_connect();
 	ASSERT_NE(NULL, q);
 	again = test_bind(self->region, mwpeer_id(q), 0, 4096,
 			  MWIN_ACCESS_READ, 0);
@@ -405,18 +417,46 @@ TEST_F(delays, memory_outlives_a_draining_mr)
 
 	/* drained: the MR, and the range with it, are given back */
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, set_delay(0, 0));
 	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
 	EXPECT_EQ(0, ri.nr_windows);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(q, again.rkey, again.iova,
 					      NULL, 8));
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, again.id));
+	mwpeer_close(q);
+}
+
+/*
+ * Memory outlives every MR that maps it: a window destroyed while its peer
+ * is torn down keeps its MR until the drain (slowed by the test build), and
+ * with it its range and its region's DMA map (see above); a forced destroy
+ * while such a drain is short waits for it.
+ */
+TEST_F(delays, memory_outlives_a_draining_mr)
+{
+	struct mwin_window_bind b;
+	struct mwpeer *p = peer_with_window(self, &b), *q;
+	struct mwin_region_info ri;
+	uint32_t id, region;
+
+	ASSERT_NE(NULL, p);
+	id = mwpeer_id(p);
+	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
+	EXPECT_EQ(-EAGAIN, mwin_peer_disconnect(self->fd, id));
+	/* gone for its callers; its MR waits for the drain */
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+	EXPECT_EQ(-ENOENT, mwin_window_destroy(self->fd, b.id));
+	expect_range_kept_until_drain(_metadata, self, id);
 	mwpeer_close(p);
 
 	/* a forced destroy waits for a drain that ends within its bound */
+	q = test_connect();
+	ASSERT_NE(NULL, q);
 	ASSERT_EQ(0, mwin_region_create(self->fd, 8192, 0, &region, NULL));
-	again = test_bind(region, mwpeer_id(q), 0, 4096, MWIN_ACCESS_READ, 0);
-	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
+	b = test_bind(region, mwpeer_id(q), 0, 4096, MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 5000));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 1500));
 	id = mwpeer_id(q);
@@ -468,36 +508,26 @@ TEST_F(delays, stalled_revoke_cuts_the_peer_off)
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
 }
 
-/* The revoking calls a poisoned registration QP must not defeat. */
-enum poisoned_call {
-	POISON_INVALIDATE,
-	POISON_REBIND,
-	POISON_DESTROY,
-	POISON_REGION_DESTROY,
-	NR_POISON,
-};
-
-static const char *const poisoned_call_name[NR_POISON] = {
-	"window invalidate", "window rebind", "window destroy",
-	"region destroy --force",
-};
-
-/* The revoking call @c of window @b (in region @region): its result. */
-static int poisoned_call(FIXTURE_DATA(delays) *self, enum poisoned_call c,
-			 struct mwin_window_bind *b, uint32_t region)
+/*
+ * A revoking call on peer @p's window @b returned @r, with the module's QP
+ * for @p in ERR right then (the caller checked): the call said @want, a
+ * READ through the old rkey fails, and the peer went for @reason. Closes
+ * @p.
+ */
+static void expect_cut_off(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(delays) *self, struct mwpeer *p,
+			   const struct mwin_window_bind *b, int want, int r,
+			   uint32_t reason)
 {
-	switch (c) {
-	case POISON_INVALIDATE:
-		return mwin_window_invalidate(self->fd, b->id);
-	case POISON_REBIND:
-		return test_rebind(self->fd, b, 0, b->offset, 4096,
-				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
-	case POISON_DESTROY:
-		return mwin_window_destroy(self->fd, b->id);
-	default:
-		return mwin_region_destroy(self->fd, region,
-					   MWIN_REGION_DESTROY_FORCE);
-	}
+	struct mwin_peer_info pi;
+	uint32_t id = mwpeer_id(p);
+
+	EXPECT_EQ(want, r);
+	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b->rkey, b->iova, NULL, 8));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+	EXPECT_EQ(reason, pi.down_reason);
+	mwpeer_close(p);
 }
 
 /*
@@ -517,17 +547,17 @@ TEST_F(delays, poisoned_registration_qp_fails_closed)
 {
 	struct mwin_window_bind hb;
 	struct mwpeer *honest = peer_with_window(self, &hb);
-	enum poisoned_call c;
+	enum test_revoke c;
 
 	ASSERT_NE(NULL, honest);
-	for (c = 0; c < NR_POISON; c++) {
+	for (c = 0; c < TEST_NR_REVOKES; c++) {
 		uint32_t region = self->region, id;
 		struct mwin_window_bind b;
 		struct mwin_peer_info pi;
 		struct mwpeer *p;
 		int r;
 
-		if (c == POISON_REGION_DESTROY)
+		if (c == TEST_REVOKE_REGION_DESTROY)
 			ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0,
 							&region, NULL));
 		p = test_connect();
@@ -539,23 +569,18 @@ TEST_F(delays, poisoned_registration_qp_fails_closed)
 		ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
 
 		ASSERT_EQ(0, set_delay(POINT_POISON_REG, 0));
-		r = poisoned_call(self, c, &b, region);
+		r = test_revoke(self->fd, c, &b, region);
 		/* right after the call: no race to win */
 		EXPECT_EQ(0, test_qp_dead(pi.qpn))
 			TH_LOG("%s returned %d with the peer's QP alive",
-			       poisoned_call_name[c], r);
+			       test_revoke_name(c), r);
 		ASSERT_EQ(0, set_delay(0, 0));
 		TH_LOG("%s with a poisoned registration QP: %d (%s)",
-		       poisoned_call_name[c], r, r ? strerror(-r) : "ok");
+		       test_revoke_name(c), r, r ? strerror(-r) : "ok");
 		/* the calls that fail say why; destroys succeed */
-		EXPECT_EQ(c == POISON_INVALIDATE || c == POISON_REBIND ?
-			  -ENOTCONN : 0, r);
-		EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
-		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
-		EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
-		mwpeer_close(p);
-		if (c == POISON_INVALIDATE || c == POISON_REBIND)
+		expect_cut_off(_metadata, self, p, &b, test_revoke_poisoned(c),
+			       r, MWIN_DOWN_REG_QP);
+		if (test_revoke_poisoned(c))
 			EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 		/* the honest peer was not touched */
 		EXPECT_EQ(IBV_WC_SUCCESS,
@@ -580,27 +605,19 @@ TEST_F(delays, unposted_revoke_cuts_the_peer_off)
 
 	for (i = 0; i < 2; i++) {
 		struct mwin_window_bind b;
-		struct mwpeer *p = peer_with_window(self, &b);
-		struct mwin_peer_info pi;
-		uint32_t id;
+		uint32_t qpn;
+		struct mwpeer *p = peer_reading(self, &b, &qpn);
 		int r;
 
 		ASSERT_NE(NULL, p);
-		id = mwpeer_id(p);
-		ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
-		ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
 		ASSERT_EQ(0, set_faults(1u << fault[i]));
 		r = mwin_window_invalidate(self->fd, b.id);
-		EXPECT_EQ(0, test_qp_dead(pi.qpn));
+		EXPECT_EQ(0, test_qp_dead(qpn));
 		ASSERT_EQ(0, set_faults(0));
 		TH_LOG("invalidate, fault %u: %d", fault[i], r);
-		EXPECT_EQ(-ECONNABORTED, r);
-		EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
-		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
-		EXPECT_EQ(MWIN_DOWN_CUT_OFF, pi.down_reason);
+		expect_cut_off(_metadata, self, p, &b, -ECONNABORTED, r,
+			       MWIN_DOWN_CUT_OFF);
 		EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
-		mwpeer_close(p);
 		EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 	}
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
@@ -616,42 +633,26 @@ TEST_F(delays, unposted_revoke_cuts_the_peer_off)
  */
 TEST_F(delays, torn_revoke_breaks_the_window)
 {
-	struct mwin_window_bind b, again;
-	struct mwpeer *p = peer_with_window(self, &b), *q;
-	struct mwin_peer_info pi;
-	uint32_t id;
+	struct mwin_window_bind b;
+	uint32_t qpn, id;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
 	int r;
 
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
-	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
 	ASSERT_EQ(0, set_faults(1u << POINT_POST_TORN));
 	r = test_rebind(self->fd, &b, 0, 0, 4096,
 			MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
-	EXPECT_EQ(0, test_qp_dead(pi.qpn));
+	EXPECT_EQ(0, test_qp_dead(qpn));
 	ASSERT_EQ(0, set_faults(0));
 	EXPECT_EQ(-ETIMEDOUT, r);
 	EXPECT_EQ(MWIN_WINDOW_BROKEN, test_window_state(self->fd, b.id));
 	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
 	EXPECT_EQ(-EIO, mwin_window_invalidate(self->fd, b.id));
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
-
-	q = test_connect();
-	ASSERT_NE(NULL, q);
-	again = test_bind(self->region, mwpeer_id(q), 0, 4096,
-			  MWIN_ACCESS_READ, 0);
-	EXPECT_EQ(-EBUSY, mwin_window_create(self->fd, &again));
-	EXPECT_EQ(-EBUSY, mwin_region_destroy(self->fd, self->region,
-					      MWIN_REGION_DESTROY_FORCE));
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-	ASSERT_EQ(0, set_delay(0, 0));
-	ASSERT_EQ(0, mwin_window_create(self->fd, &again));
-	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(q, again.rkey, again.iova,
-					      NULL, 8));
-	EXPECT_EQ(0, mwin_window_destroy(self->fd, again.id));
-	mwpeer_close(q);
+	expect_range_kept_until_drain(_metadata, self, id);
 	mwpeer_close(p);
 }
 
@@ -662,33 +663,26 @@ TEST_F(delays, torn_revoke_breaks_the_window)
  * call returns, so the rkey is dead while the QP is still up (the
  * teardown's drain is slowed; the peer library, told of the disconnect,
  * posts nothing more, so the rdma tool shows it): ENOTCONN, the window
- * unbound. Then
- * PEER_DISCONNECT says EIO, and the peer goes all the same.
+ * unbound. Then PEER_DISCONNECT says EIO, and the peer goes all the same.
  */
 TEST_F(delays, stuck_qp_still_fails_closed)
 {
 	struct mwin_window_bind b;
-	struct mwpeer *p = peer_with_window(self, &b);
-	struct mwin_peer_info pi;
-	uint32_t id;
+	uint32_t qpn, id;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
 	int r;
 
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
-	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
 	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 3000));
 	ASSERT_EQ(0, set_faults(1u << POINT_POISON_REG | 1u << POINT_QP_STUCK));
 	r = mwin_window_invalidate(self->fd, b.id);
-	EXPECT_EQ(-ENOTCONN, r);
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	/* the QP is up, the MR, and so the rkey, gone */
-	EXPECT_EQ(1, test_qp_dead(pi.qpn));
+	EXPECT_EQ(1, test_qp_dead(qpn));
 	EXPECT_EQ(0, test_mr_gone(b.rkey));
 	ASSERT_EQ(0, set_faults(0));
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-	ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
-	EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
-	mwpeer_close(p);
+	expect_cut_off(_metadata, self, p, &b, -ENOTCONN, r, MWIN_DOWN_REG_QP);
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 
 	/* the teardown's drain, after a second, moves the QPs itself */

@@ -540,37 +540,6 @@ out:
 	return ret;
 }
 
-/* The revoking calls a poisoned registration QP must not defeat. */
-enum poisoned_call {
-	POISON_INVALIDATE,
-	POISON_REBIND,
-	POISON_DESTROY,
-	POISON_REGION_DESTROY,
-	NR_POISON,
-};
-
-static const char *const poisoned_call_name[NR_POISON] = {
-	"window invalidate", "window rebind", "window destroy",
-	"region destroy --force",
-};
-
-static int poisoned_call(int fd, enum poisoned_call c,
-			 struct mwin_window_bind *b, uint32_t region)
-{
-	switch (c) {
-	case POISON_INVALIDATE:
-		return mwin_window_invalidate(fd, b->id);
-	case POISON_REBIND:
-		return test_rebind(fd, b, 0, b->offset, 4096,
-				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
-	case POISON_DESTROY:
-		return mwin_window_destroy(fd, b->id);
-	default:
-		return mwin_region_destroy(fd, region,
-					   MWIN_REGION_DESTROY_FORCE);
-	}
-}
-
 /*
  * Item 1 of the fail-closed issue, with real traffic: a peer that spins
  * READs through its window sends an RDMA WRITE and a READ to the module's
@@ -585,9 +554,9 @@ static int poisoned_call(int fd, enum poisoned_call c,
  */
 TEST_F(hostile, poisoned_registration_qp_from_the_network)
 {
-	enum poisoned_call c;
+	enum test_revoke c;
 
-	for (c = 0; c < NR_POISON; c++) {
+	for (c = 0; c < TEST_NR_REVOKES; c++) {
 		uint32_t region = self->region, id, reg, psn;
 		struct mwin_window_bind b;
 		struct mwin_peer_info pi;
@@ -596,7 +565,7 @@ TEST_F(hostile, poisoned_registration_qp_from_the_network)
 		pthread_t rt;
 		int ret, i;
 
-		if (c == POISON_REGION_DESTROY)
+		if (c == TEST_REVOKE_REGION_DESTROY)
 			ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0,
 							&region, NULL));
 		r.p = test_connect();
@@ -615,26 +584,25 @@ TEST_F(hostile, poisoned_registration_qp_from_the_network)
 
 		ASSERT_EQ(0, poison(r.p, reg, psn, b.rkey, b.iova));
 		ASSERT_TRUE(qp_becomes(reg, "ERR"));
-		ret = poisoned_call(self->fd, c, &b, region);
+		ret = test_revoke(self->fd, c, &b, region);
 		t1 = test_now_ns();
 		/* right after the call: no race to win */
 		EXPECT_EQ(0, test_qp_dead(pi.qpn))
 			TH_LOG("%s returned %d with the peer's QP alive",
-			       poisoned_call_name[c], ret);
+			       test_revoke_name(c), ret);
 		pthread_join(rt, NULL);
 		TH_LOG("%s after poisoning QP %u: %d (%s); %u READs succeeded, the last posted %lld us before the return",
-		       poisoned_call_name[c], reg, ret,
+		       test_revoke_name(c), reg, ret,
 		       ret ? strerror(-ret) : "ok", atomic_load(&r.ok),
 		       (long long)((int64_t)(t1 - r.last_ok_post_ns) / 1000));
-		EXPECT_EQ(c == POISON_INVALIDATE || c == POISON_REBIND ?
-			  -ENOTCONN : 0, ret);
+		EXPECT_EQ(test_revoke_poisoned(c), ret);
 		EXPECT_GT(t1, r.last_ok_post_ns);
 		EXPECT_NE(IBV_WC_SUCCESS, r.failed_status);
 		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
 		ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
 		EXPECT_EQ(MWIN_DOWN_REG_QP, pi.down_reason);
 		mwpeer_close(r.p);
-		if (c == POISON_INVALIDATE || c == POISON_REBIND)
+		if (test_revoke_poisoned(c))
 			EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 		EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
 	}

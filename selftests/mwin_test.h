@@ -136,6 +136,60 @@ static inline int test_rebind(int fd, struct mwin_window_bind *b,
 	return mwin_window_rebind(fd, b);
 }
 
+/*
+ * The calls that revoke a window's rkey, for the tests that check each of
+ * them fails closed: TEST_NR_REVOKES of them.
+ */
+enum test_revoke {
+	TEST_REVOKE_INVALIDATE,
+	TEST_REVOKE_REBIND,
+	TEST_REVOKE_DESTROY,
+	TEST_REVOKE_REGION_DESTROY,
+	TEST_NR_REVOKES,
+};
+
+static inline const char *test_revoke_name(enum test_revoke c)
+{
+	switch (c) {
+	case TEST_REVOKE_INVALIDATE:
+		return "window invalidate";
+	case TEST_REVOKE_REBIND:
+		return "window rebind";
+	case TEST_REVOKE_DESTROY:
+		return "window destroy";
+	default:
+		return "region destroy --force";
+	}
+}
+
+/*
+ * Revoke window @b (of @region, at @b->offset, 4 KiB) by call @c: the
+ * rebind moves it to read and write. Its result.
+ */
+static inline int test_revoke(int fd, enum test_revoke c,
+			      struct mwin_window_bind *b, uint32_t region)
+{
+	switch (c) {
+	case TEST_REVOKE_INVALIDATE:
+		return mwin_window_invalidate(fd, b->id);
+	case TEST_REVOKE_REBIND:
+		return test_rebind(fd, b, 0, b->offset, 4096,
+				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
+	case TEST_REVOKE_DESTROY:
+		return mwin_window_destroy(fd, b->id);
+	default:
+		return mwin_region_destroy(fd, region,
+					   MWIN_REGION_DESTROY_FORCE);
+	}
+}
+
+/* What @c returns when the peer's registration QP was poisoned. */
+static inline int test_revoke_poisoned(enum test_revoke c)
+{
+	return c == TEST_REVOKE_INVALIDATE || c == TEST_REVOKE_REBIND ?
+	       -ENOTCONN : 0;
+}
+
 /* Wait for the next message and check its kind and window. */
 #define EXPECT_MSG(_peer, _type, _window, _rkey) do {			\
 	struct mwpeer_msg _m;						\
