@@ -420,11 +420,11 @@ int verbs_post_chain(struct mwin_peer *p, unsigned int n,
  *   every QP of its tenant PD (peer_cut_off()); then the flush of a lost
  *   chain is awaited, op_timeout_ms at most.
  *
- * Return: 0 (VERBS_FAILED); -ECONNABORTED: cut off,
- * and the device holds nothing of the chain; -ETIMEDOUT: the device may
- * still use the chain's MRs (a lost chain not flushed, a torn one), or a
- * QP could not be moved to ERR: the windows are BROKEN, and keep their MRs
- * (and regions) until the peer's teardown drained its QPs.
+ * Return: 0 (VERBS_FAILED); -ECONNABORTED: cut off, and the device holds
+ * nothing of the chain; -ETIMEDOUT: the device may still use the chain's
+ * MRs (a lost chain not flushed, a torn one), or, the chain not completed,
+ * a QP could not be moved to ERR: the windows are BROKEN, and keep their
+ * MRs (and regions) until the peer's teardown drained its QPs.
  */
 int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 		    enum verbs_end how)
@@ -499,7 +499,8 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
  * after which the window's rkey is dead and the peer is being torn down
  * (verbs_chain_end()): -ENOTCONN when the registration QP was in error
  * (flushed), -EIO when the device failed a request: either way the peer's
- * QPs were moved to ERR; -ECONNABORTED when the chain did not complete in
+ * QPs were moved to ERR, or, when the device refused, window_op_failed()
+ * deregisters the MR; -ECONNABORTED when the chain did not complete in
  * time, the caller was killed or the post failed: the peer was cut off
  * and the device is done with the MR; -ETIMEDOUT when the device may
  * still use the MR (cut off, it did not even flush the chain) or a QP
