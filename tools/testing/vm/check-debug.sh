@@ -14,9 +14,9 @@
 #                             suite takes about 9 min)
 #   MWIN_TEST_TIMEOUT         seconds per test binary (default here 1200)
 #   MWIN_TESTS                subset of test binaries, as for make check
-#   MWIN_SKIP_TESTS           binaries left out (default here
-#                             mwin_conformance: rxe's own windows beside
-#                             mwin's, which make check runs on both
+#   MWIN_SKIP_TESTS           binaries left out (default here the
+#                             conformance suite and the mwctl suites but
+#                             its monitor's, which make check runs on both
 #                             kernels; see tools/testing/vm/README.md)
 #   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
 #                             here revoke_timeout_ms=1000: RDMA under this
@@ -55,7 +55,7 @@ rm -f "$base/out/kmemleak.txt"
 MWIN_VM_KERNEL_DIR=$stage MWIN_VM_OUT=$base/out \
 MWIN_KO=$base/mwin.ko MWIN_TEST_KO=$base/mwin-test.ko MWIN_DEBUG_OUT=$base/out \
 MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-1200} \
-MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance} \
+MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance mwin_mwctl mwin_mwctl_leases mwin_mwctl_tenants mwin_mwctl_windows} \
 MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000} \
 	"$here/vm-run" --timeout "${MWIN_CHECK_DEBUG_TIMEOUT:-2400}" --log "$log" -- \
 	"$here/debug-guest.sh"
