@@ -270,15 +270,16 @@ struct mwin_region_create {
  * device failed the operation); after either, the peer's QPs were moved to
  * error (or, were the device to refuse, the MR deregistered) before the
  * call returned: the rkey is dead and the window is unbound with the
- * peer. ECONNABORTED
- * (WINDOW_INVALIDATE: the LOCAL_INV did not complete within the module's
- * revoke_timeout_ms, so the peer was cut off: its QPs were moved to error
- * before the call returned, the rkey is dead and the window is unbound
- * with the peer); ETIMEDOUT (the module could not prove the device done
- * with the MR: cut off and not even flushed, or a QP the device would not
- * move to error: the window is broken, and keeps its MR and its region
- * until the peer's QPs are drained); EINTR (killed while waiting for the
- * window, or REGION_DESTROY for a drain: nothing changed).
+ * peer. ECONNABORTED (WINDOW_INVALIDATE: the LOCAL_INV did not complete
+ * within the module's revoke_timeout_ms, or could not be posted, so the
+ * peer was cut off: its QPs were moved to error before the call returned,
+ * the rkey is dead and the window is unbound with the peer); ETIMEDOUT
+ * (the module could not prove the device done with the MR: cut off and
+ * not even flushed, posted in part, or not completed and a QP the device
+ * would not move to error: the window is broken, and keeps its MR, its
+ * range and its region until the peer's QPs are drained); EINTR (killed
+ * while waiting for the window, or REGION_DESTROY for a drain: nothing
+ * changed).
  * PEER_DISCONNECT: the peer's QPs are in the error state when it returns;
  * EPERM (the caller lacks CAP_SYS_ADMIN: a peer is the host's, not an
  * opener's), EIO (the device refused to move its QPs to error; the peer
