@@ -382,11 +382,12 @@ TEST_F(delays, slow_teardown_bounds_its_callers)
 
 /*
  * Peer @id, gone for its callers, is torn down with its drain slowed past
- * op_timeout_ms (1 s) and had a window, destroyed since, over the first
- * 4 KiB of the fixture's region: its MR waits for the drain, and with it
- * its range and the region's DMA map. Until then no window is cut over
- * those bytes and a forced region destroy fails with EBUSY, changing
- * nothing; once the peer is gone, a window over them reads. Ends the sleep.
+ * op_timeout_ms (1 s; the sleep is 8 s, room for a slow connect before
+ * the wait below) and had a window, destroyed since, over the first 4 KiB
+ * of the fixture's region: its MR waits for the drain, and with it its
+ * range and the region's DMA map. Until then no window is cut over those
+ * bytes and a forced region destroy fails with EBUSY, changing nothing;
+ * once the peer is gone, a window over them reads. Ends the sleep.
  */
 static void expect_range_kept_until_drain(struct __test_metadata *_metadata,
 					  FIXTURE_DATA(delays) *self,
@@ -443,7 +444,7 @@ TEST_F(delays, memory_outlives_a_draining_mr)
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
-	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 8000));
 	EXPECT_EQ(-EAGAIN, mwin_peer_disconnect(self->fd, id));
 	/* gone for its callers; its MR waits for the drain */
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
@@ -641,7 +642,7 @@ TEST_F(delays, torn_revoke_breaks_the_window)
 	ASSERT_NE(NULL, p);
 	id = mwpeer_id(p);
 	ASSERT_EQ(0, test_set_param("op_timeout_ms", 1000));
-	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 5000));
+	ASSERT_EQ(0, set_delay(POINT_TEARDOWN, 8000));
 	ASSERT_EQ(0, set_faults(1u << POINT_POST_TORN));
 	r = test_rebind(self->fd, &b, 0, 0, 4096,
 			MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
