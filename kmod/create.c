@@ -90,16 +90,11 @@ void window_abort(struct mwin_obj *o)
 
 /*
  * A create failed once @w's range was taken: @w dies unpublished, nobody
- * was told of it. Drops @w->lock. Return: @ret.
+ * was told of it, as window_abort()'s does. Drops @w->lock. Return: @ret.
  */
 static int window_create_fail(struct mwin_window *w, int ret)
 {
-	w->dead = true;
-	window_unbind(w, MWIN_REVOKE_DESTROY);
-	window_release_range(w);
-	mutex_unlock(&w->lock);
-	mwin_obj_unpublish(&w->obj);
-	window_put(w);
+	window_destroy_locked(w);
 	return ret;
 }
 

@@ -741,7 +741,6 @@ int window_destroy(u32 id, const struct mwin_caller *c);
 int window_destroy_locked(struct mwin_window *w);
 int window_destroy_obj(struct mwin_window *w);
 void window_finish_destroy(struct mwin_window *w);
-void window_release_range(struct mwin_window *w);
 struct mwin_peer *window_draining_peer(struct mwin_window *w);
 void window_end_once(struct mwin_window *w);
 int window_renew(struct mwin_window_renew *arg, const struct mwin_caller *c);

@@ -248,6 +248,21 @@ static bool window_mr_releasable(const struct mwin_window *w)
 }
 
 /*
+ * Give dead @w's range back to its region; @w is locked. Not while an MR
+ * over it may still be used by the device (its peer not yet drained):
+ * until then no other window can be cut over those bytes, and the region
+ * keeps them, mapped. window_detach() calls again.
+ */
+static void window_release_range(struct mwin_window *w)
+{
+	lockdep_assert_held(&w->lock);
+	if (!w->dead || w->peer || !w->in_region)
+		return;
+	region_remove_range(w->region, &w->range);
+	w->in_region = false;
+}
+
+/*
  * Drop the MR and the peer. The device must be done with the MR: it is
  * invalid, or its QP is drained, or its last work request completed.
  */
@@ -285,23 +300,6 @@ static void window_detach(struct mwin_window *w)
 	peer_put(p);
 	if (listed)
 		window_put(w);		/* the list's; never the last */
-}
-
-/**
- * window_release_range() - give a dead window's range back to its region
- * @w: window, locked
- *
- * Not while an MR over it may still be used by the device (its peer not
- * yet drained): until then no other window can be cut over those bytes,
- * and the region keeps them, mapped. window_detach() calls again.
- */
-void window_release_range(struct mwin_window *w)
-{
-	lockdep_assert_held(&w->lock);
-	if (!w->dead || w->peer || !w->in_region)
-		return;
-	region_remove_range(w->region, &w->range);
-	w->in_region = false;
 }
 
 /**
