@@ -10,6 +10,9 @@
  * source address may connect conn_rate times a second (a token bucket),
  * whoever it claims to be. A refusal is a REJ whose private data says why
  * (struct mwin_wire_reject), counted for the module and the tenant named.
+ * A connection's handshake (established, and proved for a tenant with a
+ * key) is bounded by the module, not by the peer's CM timeouts: it holds a
+ * handshake slot, counted apart, for at most auth_timeout_ms.
  *
  * A tenant with a key proves itself both ways with HMAC-SHA256 over nonces
  * of both sides (Documentation/wire.rst): the module's proof goes in the
@@ -19,8 +22,8 @@
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <linux/inet.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
+#include <linux/siphash.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 
@@ -48,17 +51,19 @@ static atomic_t mwin_nr_anon = ATOMIC_INIT(0);
 
 static const char *const admit_why[MWIN_REJECT_SLOTS] = {
 	[MWIN_REJECT_BAD_HELLO] = "bad hello",
-	[MWIN_REJECT_ANONYMOUS] = "anonymous peers refused",
+	[MWIN_REJECT_ANONYMOUS] = "anonymous peers are off",
 	[MWIN_REJECT_UNKNOWN_TENANT] = "unknown tenant",
 	[MWIN_REJECT_ADDRESS] = "address not allowed",
-	[MWIN_REJECT_QUOTA] = "tenant over its connection quota",
-	[MWIN_REJECT_PEER_LIMIT] = "peer limit reached",
+	[MWIN_REJECT_QUOTA] = "no slot: the tenant is at its max-conns",
+	[MWIN_REJECT_PEER_LIMIT] = "no slot: peers at their limit",
 	[MWIN_REJECT_RATE] = "too many connections from the address",
 	[MWIN_REJECT_RNR_RETRY] = "RNR retry count 7 (infinite)",
 	[MWIN_REJECT_SETUP] = "cannot set up the connection",
 	[MWIN_REJECT_DEVICE] = "device not served",
 	[MWIN_REJECT_BAD_PROOF] = "bad tenant proof",
 	[MWIN_REJECT_NO_PROOF] = "no tenant proof",
+	[MWIN_REJECT_HALF_OPEN] = "too many connections in their handshake",
+	[MWIN_REJECT_UNFINISHED] = "handshake not finished in time",
 };
 
 u32 admit_nr_anon(void)
@@ -180,81 +185,192 @@ static bool admit_addr_allowed(const struct mwin_tenant *t,
 }
 
 /*
- * The rate limit: a token bucket per source address, conn_rate tokens a
- * second up to conn_rate, in a small table. Addresses that share a slot
- * take it from each other (the newcomer starts full): a table an attacker
- * can churn, but then a slot is only ever as strict as one address's.
+ * Source addresses: a token bucket each, conn_rate tokens a second up to
+ * conn_rate, and a count of their connections in their handshake, in a
+ * small table. An IPv6 address counts by its /64, which one host can
+ * rotate through. The table is keyed with a secret (siphash), so nobody
+ * picks whose entry they share: addresses that collide share one bucket and
+ * one count, which is only ever stricter. No entry starts over for a
+ * newcomer.
  */
-#define ADMIT_RATE_SLOTS	256
+#define ADMIT_SOURCES		256
+#define ADMIT_HALF_OPEN_PER_SOURCE	16
 
-struct admit_rate {
-	u8 addr[16];
+struct admit_source {
 	u64 milli;		/* tokens, in thousandths */
-	unsigned long stamp;	/* jiffies of the last refill */
+	unsigned long stamp;	/* jiffies of the last refill; 0: never */
+	u32 half_open;
 };
 
-static DEFINE_SPINLOCK(admit_rate_lock);
-static struct admit_rate admit_rates[ADMIT_RATE_SLOTS];
+static DEFINE_SPINLOCK(admit_sources_lock);
+static struct admit_source admit_sources[ADMIT_SOURCES];
+static siphash_key_t admit_source_key;
 
-static bool admit_rate_ok(const struct sockaddr *sa)
+static u16 admit_source(const struct sockaddr *sa)
+{
+	u8 key[1 + 8] = {};
+	const u8 *addr;
+
+	key[0] = admit_addr_bytes(sa, &addr);
+	memcpy(key + 1, addr, key[0] == 4 ? 4 : 8);
+	get_random_once(&admit_source_key, sizeof(admit_source_key));
+	return siphash(key, sizeof(key), &admit_source_key) % ADMIT_SOURCES;
+}
+
+static bool admit_rate_ok(u16 source)
 {
 	u64 rate = READ_ONCE(mwin_conn_rate), full = rate * 1000;
-	struct admit_rate *r;
-	u8 key[16] = {};
-	const u8 *addr;
+	struct admit_source *s = &admit_sources[source];
 	bool ok;
 
 	if (!rate)
 		return true;
-	if (admit_addr_bytes(sa, &addr) == 4)
-		memcpy(key, addr, 4);
+	spin_lock(&admit_sources_lock);
+	if (!s->stamp)
+		s->milli = full;
 	else
-		memcpy(key, addr, 16);
-	r = &admit_rates[jhash(key, sizeof(key), 0) % ADMIT_RATE_SLOTS];
-
-	spin_lock(&admit_rate_lock);
-	if (memcmp(r->addr, key, sizeof(key)) || !r->stamp) {
-		memcpy(r->addr, key, sizeof(key));
-		r->milli = full;
-	} else {
-		r->milli = min(full, r->milli + rate *
-			       jiffies_to_msecs(jiffies - r->stamp));
-	}
-	r->stamp = jiffies;
-	ok = r->milli >= 1000;
+		s->milli = min(full, s->milli + rate *
+			       jiffies_to_msecs(jiffies - s->stamp));
+	s->stamp = jiffies ?: 1;
+	ok = s->milli >= 1000;
 	if (ok)
-		r->milli -= 1000;
-	spin_unlock(&admit_rate_lock);
+		s->milli -= 1000;
+	spin_unlock(&admit_sources_lock);
 	return ok;
 }
 
-/* Take one of @t's connections. */
-static int admit_tenant(struct mwin_tenant *t, const struct sockaddr *sa)
+static bool admit_source_hold(u16 source)
+{
+	struct admit_source *s = &admit_sources[source];
+	bool ok;
+
+	spin_lock(&admit_sources_lock);
+	ok = s->half_open < ADMIT_HALF_OPEN_PER_SOURCE;
+	if (ok)
+		s->half_open++;
+	spin_unlock(&admit_sources_lock);
+	return ok;
+}
+
+static void admit_source_put(u16 source)
+{
+	spin_lock(&admit_sources_lock);
+	admit_sources[source].half_open--;
+	spin_unlock(&admit_sources_lock);
+}
+
+/*
+ * Slots. A request takes a handshake slot: the module's (max_half_open),
+ * its tenant's (as many as its max_conns) and its source address's. When
+ * the handshake is over (established, and for a tenant with a key proved)
+ * the peer trades it for a connection slot: the module's (max_peers) and
+ * its tenant's (max_conns) or an anonymous one (max_anon_peers). Strangers
+ * who cannot prove a tenant's key never hold one of its connection slots,
+ * and a handshake slot for at most auth_timeout_ms.
+ */
+static atomic_t mwin_nr_half_open = ATOMIC_INIT(0);
+
+/* Is a connection slot free, for a request to ask for a handshake slot? */
+static int admit_slot_free(struct mwin_tenant *t, const struct sockaddr *sa)
 {
 	int why = 0;
 
-	spin_lock(&t->lock);
-	if (!admit_addr_allowed(t, sa))
-		why = MWIN_REJECT_ADDRESS;
-	else if (t->nr_conns >= t->max_conns)
-		why = MWIN_REJECT_QUOTA;
-	if (!why) {
-		t->nr_conns++;
-		t->connects++;
+	if (t) {
+		spin_lock(&t->lock);
+		if (!admit_addr_allowed(t, sa))
+			why = MWIN_REJECT_ADDRESS;
+		else if (t->nr_conns >= t->max_conns)
+			why = MWIN_REJECT_QUOTA;
+		spin_unlock(&t->lock);
+	} else if (!READ_ONCE(mwin_anonymous)) {
+		why = MWIN_REJECT_ANONYMOUS;
+	} else if (atomic_read(&mwin_nr_anon) >=
+		   READ_ONCE(mwin_max_anon_peers)) {
+		why = MWIN_REJECT_PEER_LIMIT;
 	}
-	spin_unlock(&t->lock);
+	if (!why &&
+	    atomic_read(&mwin_nr_peers) >= READ_ONCE(mwin_max_peers))
+		why = MWIN_REJECT_PEER_LIMIT;
 	return why;
 }
 
-static int admit_anonymous(void)
+static bool admit_tenant_half_open(struct mwin_tenant *t, int delta)
 {
-	if (!READ_ONCE(mwin_anonymous))
-		return MWIN_REJECT_ANONYMOUS;
-	if (atomic_inc_return(&mwin_nr_anon) > READ_ONCE(mwin_max_anon_peers)) {
-		atomic_dec(&mwin_nr_anon);
-		return MWIN_REJECT_ANONYMOUS;
+	bool ok = true;
+
+	spin_lock(&t->lock);
+	if (delta > 0)
+		ok = t->nr_half_open < t->max_conns;
+	if (ok)
+		t->nr_half_open += delta;
+	spin_unlock(&t->lock);
+	return ok;
+}
+
+static int admit_hold_half_open(struct mwin_admission *a)
+{
+	if (atomic_inc_return(&mwin_nr_half_open) >
+	    READ_ONCE(mwin_max_half_open))
+		goto full;
+	if (a->tenant && !admit_tenant_half_open(a->tenant, 1))
+		goto full;
+	if (!admit_source_hold(a->source)) {
+		if (a->tenant)
+			admit_tenant_half_open(a->tenant, -1);
+		goto full;
 	}
+	a->half_open = true;
 	return 0;
+full:
+	atomic_dec(&mwin_nr_half_open);
+	return MWIN_REJECT_HALF_OPEN;
+}
+
+static void admit_put_half_open(struct mwin_tenant *t, u16 source)
+{
+	admit_source_put(source);
+	if (t)
+		admit_tenant_half_open(t, -1);
+	atomic_dec(&mwin_nr_half_open);
+}
+
+static int admit_take_slot(struct mwin_tenant *t)
+{
+	int why = 0;
+
+	if (atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
+		atomic_dec(&mwin_nr_peers);
+		return MWIN_REJECT_PEER_LIMIT;
+	}
+	if (t) {
+		spin_lock(&t->lock);
+		if (t->nr_conns >= t->max_conns) {
+			why = MWIN_REJECT_QUOTA;
+		} else {
+			t->nr_conns++;
+			t->connects++;
+		}
+		spin_unlock(&t->lock);
+	} else if (atomic_inc_return(&mwin_nr_anon) >
+		   READ_ONCE(mwin_max_anon_peers)) {
+		atomic_dec(&mwin_nr_anon);
+		why = MWIN_REJECT_PEER_LIMIT;
+	}
+	if (why)
+		atomic_dec(&mwin_nr_peers);
+	return why;
+}
+
+static void admit_put_slot(struct mwin_tenant *t)
+{
+	if (t) {
+		spin_lock(&t->lock);
+		t->nr_conns--;
+		spin_unlock(&t->lock);
+	} else {
+		atomic_dec(&mwin_nr_anon);
+	}
+	atomic_dec(&mwin_nr_peers);
 }
 
 /**
@@ -263,8 +379,8 @@ static int admit_anonymous(void)
  * @conn: its parameters and private data
  * @a: filled in: the hello, and the tenant (referenced) it named
  *
- * On 0 the request holds a connection slot (anonymous, or of @a->tenant)
- * until admit_undo() or, once a peer has it, admit_peer_gone().
+ * On 0 the request holds a handshake slot until admit_undo() or, once a
+ * peer has it, admit_peer_up() or admit_peer_gone().
  *
  * Return: 0, or an enum mwin_wire_reject_reason; @a->tenant may be set
  * then too (for the counts): admit_undo() drops it.
@@ -288,7 +404,8 @@ int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
 	}
 	if (!admit_device_ok(id->device))
 		return MWIN_REJECT_DEVICE;
-	if (!admit_rate_ok(sa))
+	a->source = admit_source(sa);
+	if (!admit_rate_ok(a->source))
 		return MWIN_REJECT_RATE;
 	/*
 	 * The peer's REQ sets the RNR retries of the module's own QP; 7 is
@@ -297,27 +414,14 @@ int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
 	 */
 	if (conn->rnr_retry_count >= 7)
 		return MWIN_REJECT_RNR_RETRY;
-	why = a->tenant ? admit_tenant(a->tenant, sa) : admit_anonymous();
-	a->slot = !why;
-	return why;
-}
-
-static void admit_give_back(struct mwin_tenant *t)
-{
-	if (!t) {
-		atomic_dec(&mwin_nr_anon);
-		return;
-	}
-	spin_lock(&t->lock);
-	t->nr_conns--;
-	spin_unlock(&t->lock);
+	return admit_slot_free(a->tenant, sa) ?: admit_hold_half_open(a);
 }
 
 /* A request refused, or whose setup failed: give back what it took. */
 void admit_undo(struct mwin_admission *a)
 {
-	if (a->slot)
-		admit_give_back(a->tenant);
+	if (a->half_open)
+		admit_put_half_open(a->tenant, a->source);
 	if (a->tenant)
 		tenant_put(a->tenant);
 }
@@ -327,20 +431,44 @@ void admit_undo(struct mwin_admission *a)
  * @p: the peer
  * @a: from admit_request(), which returned 0
  *
- * Ownership of the connection slot and of the tenant's reference passes to
- * @p: admit_peer_gone() gives the slot back, peer_release() the tenant.
+ * Ownership of the handshake slot and of the tenant's reference passes to
+ * @p: admit_peer_up() or admit_peer_gone() gives the slot back,
+ * peer_release() the tenant.
  */
 void admit_take(struct mwin_peer *p, struct mwin_admission *a)
 {
 	p->tenant = a->tenant;
+	p->source = a->source;
+	if (a->half_open)
+		set_bit(MWIN_PEER_HALF_OPEN, &p->flags);
 	a->tenant = NULL;
-	a->slot = false;
+	a->half_open = false;
+}
+
+/**
+ * admit_peer_up() - the handshake of @p is over: trade its slot
+ * @p: the peer, under its lock
+ *
+ * Return: 0, or why no connection slot was left (@p keeps none then).
+ */
+int admit_peer_up(struct mwin_peer *p)
+{
+	int why = admit_take_slot(p->tenant);
+
+	if (!why)
+		set_bit(MWIN_PEER_SLOT, &p->flags);
+	if (test_and_clear_bit(MWIN_PEER_HALF_OPEN, &p->flags))
+		admit_put_half_open(p->tenant, p->source);
+	return why;
 }
 
 /* The peer's teardown, or a setup undone: its slot, its tenant's list. */
 void admit_peer_gone(struct mwin_peer *p)
 {
-	admit_give_back(p->tenant);
+	if (test_and_clear_bit(MWIN_PEER_HALF_OPEN, &p->flags))
+		admit_put_half_open(p->tenant, p->source);
+	if (test_and_clear_bit(MWIN_PEER_SLOT, &p->flags))
+		admit_put_slot(p->tenant);
 	if (p->tenant)
 		tenant_del_peer(p->tenant, p);
 }

@@ -112,6 +112,7 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 	if (ret)
 		goto err_destroy;
 	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);
+	peer_bound_handshake(p);
 	peer_publish(p);
 	set_bit(MWIN_PEER_SET_UP, &p->flags);
 	peer_queue_teardown(p);	/* killed meanwhile: now it may be */
@@ -158,11 +159,6 @@ static int peer_connect_request(struct rdma_cm_id *id,
 	int why, ret;
 
 	why = admit_request(id, req, &a);
-	if (!why &&
-	    atomic_inc_return(&mwin_nr_peers) > READ_ONCE(mwin_max_peers)) {
-		atomic_dec(&mwin_nr_peers);
-		why = MWIN_REJECT_PEER_LIMIT;
-	}
 	if (why) {
 		admit_reject(id, a.tenant, why);
 		admit_undo(&a);
@@ -179,10 +175,8 @@ static int peer_connect_request(struct rdma_cm_id *id,
 	if (undo)
 		peer_undo_setup(undo);
 	admit_undo(&a);		/* nothing, once a peer took it */
-	if (ret) {
-		atomic_dec(&mwin_nr_peers);
+	if (ret)
 		admit_reject(id, t, MWIN_REJECT_SETUP);
-	}
 	if (t)
 		tenant_put(t);
 	return ret;

@@ -28,6 +28,10 @@ unsigned int mwin_max_peers = 256;
 module_param_named(max_peers, mwin_max_peers, uint, 0644);
 MODULE_PARM_DESC(max_peers, "Peers that may be connected at once");
 
+unsigned int mwin_max_half_open = 64;
+module_param_named(max_half_open, mwin_max_half_open, uint, 0644);
+MODULE_PARM_DESC(max_half_open, "Connections that may be in their handshake at once, apart from max_peers");
+
 /*
  * Parameters that bound a wait. A value out of range would break every
  * window operation (0 ms) or leave callers blocked for hours, so it is
@@ -63,6 +67,24 @@ module_param_cb(op_timeout_ms, &mwin_op_timeout_ops, &mwin_op_timeout_ms,
 __MODULE_PARM_TYPE(op_timeout_ms, "uint");
 MODULE_PARM_DESC(op_timeout_ms,
 		 "How long to wait for the device to complete a window operation (100-60000)");
+
+static int mwin_set_auth_timeout(const char *val,
+				 const struct kernel_param *kp)
+{
+	return mwin_param_set_range(val, kp, 100, 60000, false);
+}
+
+static const struct kernel_param_ops mwin_auth_timeout_ops = {
+	.set = mwin_set_auth_timeout,
+	.get = param_get_uint,
+};
+
+unsigned int mwin_auth_timeout_ms = 5000;
+module_param_cb(auth_timeout_ms, &mwin_auth_timeout_ops,
+		&mwin_auth_timeout_ms, 0644);
+__MODULE_PARM_TYPE(auth_timeout_ms, "uint");
+MODULE_PARM_DESC(auth_timeout_ms,
+		 "How long a connection has, from its request, to be established and, for a tenant with a key, proved (100-60000)");
 
 static int mwin_set_keepalive(const char *val, const struct kernel_param *kp)
 {

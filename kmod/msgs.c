@@ -295,16 +295,25 @@ void peer_queue_regrant(struct mwin_peer *p)
 }
 
 /*
- * The peer is up: say so, start its keepalive and, for a tenant's peer,
- * tell it of its tenant's windows. Under @p->lock.
+ * The peer's handshake is over: it is up, if a connection slot is left
+ * (admit.c); say so, start its keepalive and, for a tenant's peer, tell it
+ * of its tenant's windows. Under @p->lock.
  */
-static void peer_up(struct mwin_peer *p)
+static bool peer_up(struct mwin_peer *p)
 {
+	int why = admit_peer_up(p);
+
+	if (why) {
+		admit_count(p->tenant, why);
+		peer_kill(p, MWIN_DOWN_HANDSHAKE);
+		return false;
+	}
 	p->state = MWIN_PEER_CONNECTED;
 	trace_mwin_peer_up(p);
 	peer_keepalive_arm(p);
 	if (p->tenant)
 		peer_queue_regrant(p);
+	return true;
 }
 
 /*
@@ -353,25 +362,43 @@ static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
 	}
 	spin_lock(&p->lock);
 	set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-	up = p->state == MWIN_PEER_AUTHENTICATING;
-	if (up)
-		peer_up(p);
+	up = p->state == MWIN_PEER_AUTHENTICATING && peer_up(p);
 	spin_unlock(&p->lock);
 	if (up)
 		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
 }
 
-/* No proof within op_timeout_ms of the ESTABLISHED event. */
-static void peer_auth_timeout(struct work_struct *work)
+/*
+ * A handshake is the module's to bound, not the peer's: a client that never
+ * sends its RTU would otherwise hold its slot as long as the REQ's own CM
+ * timeouts say (hours), and one that never proves its key as long as it
+ * stays connected.
+ */
+void peer_bound_handshake(struct mwin_peer *p)
+{
+	queue_delayed_work(mwin_wq, &p->handshake_work,
+			   msecs_to_jiffies(READ_ONCE(mwin_auth_timeout_ms)));
+}
+
+/* Not established, or not proved, within auth_timeout_ms of its request. */
+static void peer_handshake_timeout(struct work_struct *work)
 {
 	struct mwin_peer *p = container_of(to_delayed_work(work),
-					   struct mwin_peer, auth_work);
+					   struct mwin_peer, handshake_work);
+	enum mwin_peer_state state;
 
-	if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags) ||
-	    test_bit(MWIN_PEER_KILLED, &p->flags))
+	spin_lock(&p->lock);
+	state = p->state;
+	spin_unlock(&p->lock);
+	if (test_bit(MWIN_PEER_KILLED, &p->flags))
 		return;
-	admit_count(p->tenant, MWIN_REJECT_NO_PROOF);
-	peer_kill(p, MWIN_DOWN_NO_PROOF);
+	if (state == MWIN_PEER_CONNECTING) {
+		admit_count(p->tenant, MWIN_REJECT_UNFINISHED);
+		peer_kill(p, MWIN_DOWN_HANDSHAKE);
+	} else if (state == MWIN_PEER_AUTHENTICATING) {
+		admit_count(p->tenant, MWIN_REJECT_NO_PROOF);
+		peer_kill(p, MWIN_DOWN_NO_PROOF);
+	}
 }
 
 /*
@@ -426,20 +453,14 @@ int peer_post_recvs(struct mwin_peer *p)
  */
 void peer_established(struct mwin_peer *p)
 {
-	bool up;
+	bool up = false;
 
 	spin_lock(&p->lock);
-	up = p->state == MWIN_PEER_CONNECTING &&
-	     test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-	if (up) {
-		peer_up(p);
-	} else if (p->state == MWIN_PEER_CONNECTING) {
-		/* the proof is to come: see peer_check_proof() */
-		unsigned int ms = READ_ONCE(mwin_op_timeout_ms);
-
-		p->state = MWIN_PEER_AUTHENTICATING;
-		queue_delayed_work(mwin_wq, &p->auth_work,
-				   msecs_to_jiffies(ms));
+	if (p->state == MWIN_PEER_CONNECTING) {
+		if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
+			up = peer_up(p);
+		else	/* the proof is to come: see peer_check_proof() */
+			p->state = MWIN_PEER_AUTHENTICATING;
 	}
 	spin_unlock(&p->lock);
 	if (up)
@@ -496,7 +517,7 @@ void peer_msgs_init(struct mwin_peer *p)
 	init_waitqueue_head(&p->send_wait);
 	INIT_WORK(&p->regrant_work, peer_regrant);
 	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
-	INIT_DELAYED_WORK(&p->auth_work, peer_auth_timeout);
+	INIT_DELAYED_WORK(&p->handshake_work, peer_handshake_timeout);
 	p->send_cqe.done = peer_send_done;
 	p->keepalive_cqe.done = peer_keepalive_done;
 }

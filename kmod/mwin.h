@@ -121,6 +121,8 @@ extern unsigned short mwin_port;
 extern unsigned long mwin_max_region_mb;
 extern unsigned int mwin_max_windows;
 extern unsigned int mwin_max_peers;
+extern unsigned int mwin_max_half_open;
+extern unsigned int mwin_auth_timeout_ms;
 extern unsigned int mwin_op_timeout_ms;
 extern unsigned int mwin_keepalive_ms;
 extern unsigned int mwin_revoke_timeout_ms;
@@ -433,9 +435,13 @@ struct mwin_tenant_pd {
  * @max_conns: connections at once
  * @max_windows: windows bound to it or its peers at once; 0: no limit
  * @peers: its peers, until their teardown
- * @nr_conns: connections admitted and not yet gone
+ * @nr_conns: connections that finished their handshake and are not yet
+ *	gone; at most @max_conns
+ * @nr_half_open: connections admitted, in their handshake; at most
+ *	@max_conns too, counted apart so that strangers cannot take a slot
+ *	of @nr_conns
  * @nr_windows: windows bound to its peers now
- * @connects: connections admitted, ever
+ * @connects: connections that finished their handshake, ever
  * @rejects: refused connection attempts that named it, by reason
  * @counters: of its peers and windows, not under @lock
  * @bytes_granted: bytes of the windows bound to it or its peers
@@ -457,6 +463,7 @@ struct mwin_tenant {
 	u32 max_windows;
 	struct list_head peers;
 	u32 nr_conns;
+	u32 nr_half_open;
 	u32 nr_windows;
 	u64 connects;
 	u64 rejects[MWIN_REJECT_SLOTS];
@@ -482,7 +489,10 @@ struct mwin_peer {
 	struct work_struct regrant_work;
 	/* what the peer's proof must be: computed at accept, see admit.c */
 	u8 proof[MWIN_WIRE_PROOF_LEN];
-	struct delayed_work auth_work;
+	/* its handshake's bound: auth_timeout_ms from its request */
+	struct delayed_work handshake_work;
+	/* its source address's entry in admit.c's table */
+	u16 source;
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
 	struct ib_cq *send_cq;
@@ -520,6 +530,8 @@ struct mwin_peer {
 #define MWIN_PEER_SET_UP	6	/* its CONNECT_REQUEST handler accepted it */
 #define MWIN_PEER_QUEUED	7	/* its teardown is queued */
 #define MWIN_PEER_QPS_UP	8	/* its QPs may have left RESET */
+#define MWIN_PEER_HALF_OPEN	9	/* holds a handshake slot (admit.c) */
+#define MWIN_PEER_SLOT		10	/* holds a connection slot (admit.c) */
 	/* serializes moving its QPs to ERR (peer_qps_to_err()) */
 	struct mutex cut_lock;
 	enum mwin_down_reason down_reason;
@@ -863,13 +875,16 @@ void tenant_regrant_elsewhere(struct mwin_tenant *t);
  * struct mwin_admission - what admit_request() found in a CONNECT_REQUEST
  * @version: of its hello
  * @tenant: the tenant it named, referenced; NULL: anonymous
- * @slot: it holds a connection slot (of @tenant, or an anonymous one)
+ * @half_open: it holds a handshake slot: the module's, @tenant's and its
+ *	source address's
+ * @source: its source address's entry in admit.c's table
  * @nonce: the peer's nonce
  */
 struct mwin_admission {
 	u8 version;
 	struct mwin_tenant *tenant;
-	bool slot;
+	bool half_open;
+	u16 source;
 	u8 nonce[MWIN_WIRE_NONCE_LEN];
 };
 
@@ -887,6 +902,7 @@ void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
 void admit_count(struct mwin_tenant *t, enum mwin_wire_reject_reason why);
 void admit_undo(struct mwin_admission *a);
 void admit_take(struct mwin_peer *p, struct mwin_admission *a);
+int admit_peer_up(struct mwin_peer *p);
 void admit_peer_gone(struct mwin_peer *p);
 int admit_accept_data(struct mwin_peer *p, const u8 *peer_nonce,
 		      union mwin_accept_buf *buf);
@@ -939,6 +955,7 @@ int peer_alloc_bufs(struct mwin_peer *p);
 void peer_free_bufs(struct mwin_peer *p);
 int peer_post_recvs(struct mwin_peer *p);
 void peer_established(struct mwin_peer *p);
+void peer_bound_handshake(struct mwin_peer *p);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);

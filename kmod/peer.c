@@ -79,6 +79,7 @@ static const char *const peer_down_why[MWIN_DOWN_SLOTS] = {
 	[MWIN_DOWN_UNLOAD] = "module unloaded",
 	[MWIN_DOWN_QP_EVENT] = "the device reported its QP broken",
 	[MWIN_DOWN_REG_QP] = "its registration QP failed: something was sent to it",
+	[MWIN_DOWN_HANDSHAKE] = "handshake not finished in time, or no slot left",
 };
 
 const char *peer_down_name(enum mwin_down_reason why)
@@ -733,7 +734,7 @@ static void peer_teardown(struct work_struct *work)
 	spin_unlock(&p->lock);
 
 	cancel_delayed_work_sync(&p->keepalive_work);
-	cancel_delayed_work_sync(&p->auth_work);
+	cancel_delayed_work_sync(&p->handshake_work);
 	/*
 	 * Messages are posted under send_lock once MWIN_PEER_KILLED was seen
 	 * clear: after this, none is being posted and none will be, and the
@@ -768,7 +769,6 @@ static void peer_teardown(struct work_struct *work)
 	peer_destroy_qp(p);
 	rdma_destroy_id(p->cm_id);
 	admit_peer_gone(p);
-	atomic_dec(&mwin_nr_peers);
 	/*
 	 * Last: a caller that finds the peer gone finds its connection slot,
 	 * its tenant's count and the module's given back too.

@@ -49,7 +49,8 @@
 			 { MWIN_DOWN_TENANT, "tenant-destroyed" },		\
 			 { MWIN_DOWN_UNLOAD, "unload" },		\
 			 { MWIN_DOWN_QP_EVENT, "qp-event" },		\
-			 { MWIN_DOWN_REG_QP, "reg-qp" })
+			 { MWIN_DOWN_REG_QP, "reg-qp" },		\
+			 { MWIN_DOWN_HANDSHAKE, "handshake" })
 
 TRACE_EVENT(mwin_peer_up,
 	    TP_PROTO(const struct mwin_peer *p),

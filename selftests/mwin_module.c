@@ -234,10 +234,13 @@ static const struct bounded_param {
 	  { "1", "99", "3600001", "4294967296", "-1", "10ms" } },
 	{ "revoke_timeout_ms", 250, { "10", "5000" },
 	  { "0", "9", "5001", "4294967296", "-1", "x" } },
+	{ "auth_timeout_ms", 5000, { "100", "60000" },
+	  { "0", "99", "60001", "4294967296", "-1", "5s" } },
 };
 
 /*
- * op_timeout_ms, keepalive_ms and revoke_timeout_ms: an out-of-range write
+ * op_timeout_ms, keepalive_ms, revoke_timeout_ms and auth_timeout_ms: an
+ * out-of-range write
  * fails with EINVAL and leaves the value as it was; a value in range sticks.
  */
 TEST(param_bounds)
@@ -287,7 +290,8 @@ TEST(param_bounds_at_load)
 	static const char *const bad[] = {
 		"op_timeout_ms=0", "op_timeout_ms=60001", "keepalive_ms=50",
 		"keepalive_ms=3600001", "revoke_timeout_ms=0",
-		"revoke_timeout_ms=5001",
+		"revoke_timeout_ms=5001", "auth_timeout_ms=99",
+		"auth_timeout_ms=60001",
 	};
 	const char *ko = getenv("MWIN_KO");
 	struct stat st;
@@ -306,14 +310,16 @@ TEST(param_bounds_at_load)
 			test_sh("rmmod mwin");
 		}
 	}
-	ASSERT_EQ(0, test_load(ko, "op_timeout_ms=100 keepalive_ms=0 revoke_timeout_ms=5000"));
+	ASSERT_EQ(0, test_load(ko, "op_timeout_ms=100 keepalive_ms=0 revoke_timeout_ms=5000 auth_timeout_ms=60000"));
 	EXPECT_EQ(100, param_read("op_timeout_ms"));
 	EXPECT_EQ(0, param_read("keepalive_ms"));
 	EXPECT_EQ(5000, param_read("revoke_timeout_ms"));
+	EXPECT_EQ(60000, param_read("auth_timeout_ms"));
 	ASSERT_EQ(0, test_load(ko, ""));
 	EXPECT_EQ(10000, param_read("op_timeout_ms"));
 	EXPECT_EQ(5000, param_read("keepalive_ms"));
 	EXPECT_EQ(250, param_read("revoke_timeout_ms"));
+	EXPECT_EQ(5000, param_read("auth_timeout_ms"));
 	/* leave the module as the runner loaded it, for the next binaries */
 	if (getenv("MWIN_MODULE_PARAMS"))
 		ASSERT_EQ(0, test_load(ko, NULL));

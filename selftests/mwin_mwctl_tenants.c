@@ -171,8 +171,8 @@ TEST_F(tn, tenant_create_show_destroy)
 	a = jget(e, "rejects");
 	ASSERT_NE(NULL, a);
 	EXPECT_TRUE(jis_obj(a));
-	EXPECT_EQ(MWIN_REJECT_NO_PROOF, jlen(a));
-	for (i = 1; i <= MWIN_REJECT_NO_PROOF; i++)
+	EXPECT_EQ(MWIN_REJECT_UNFINISHED, jlen(a));
+	for (i = 1; i <= MWIN_REJECT_UNFINISHED; i++)
 		EXPECT_EQ(0, jnum(a, mwin_reject_reason_name(i)));
 	jfree(j);
 

@@ -492,23 +492,23 @@ TEST_F(conns, bad_proof_is_refused)
 	mwpeer_close(p);
 }
 
-/* No proof at all: disconnected after op_timeout_ms, counted. */
+/* No proof at all: disconnected after auth_timeout_ms, counted. */
 TEST_F(conns, missing_proof_times_out)
 {
 	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
 				 .no_proof = true };
-	unsigned long old = test_param("op_timeout_ms");
+	unsigned long old = test_param("auth_timeout_ms");
 	struct mwpeer *p;
 	uint32_t id;
 	int err;
 
-	ASSERT_EQ(0, test_set_param("op_timeout_ms", 500));
+	ASSERT_EQ(0, test_set_param("auth_timeout_ms", 500));
 	p = test_peer_of("acme", key_a, &o, &err);
 	ASSERT_EQ(0, err);
 	id = mwpeer_id(p);
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
 	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_NO_PROOF));
-	EXPECT_EQ(0, test_set_param("op_timeout_ms", old));
+	EXPECT_EQ(0, test_set_param("auth_timeout_ms", old));
 	mwpeer_close(p);
 }
 
@@ -607,6 +607,9 @@ TEST_F(conns, connection_quota)
 	ASSERT_EQ(0, mwin_tenant_set(self->fd, &t));
 	p = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
+	/* a connection slot is taken once the proof verified */
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	q = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_QUOTA, mwpeer_reject_reason(q));
@@ -614,8 +617,6 @@ TEST_F(conns, connection_quota)
 	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_QUOTA));
 
 	/* the slot comes back when the first goes */
-	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
-					  MWIN_PEER_CONNECTED));
 	err = mwpeer_id(p);
 	mwpeer_close(p);
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, err));
@@ -710,9 +711,11 @@ TEST_F(conns, anonymous_peers)
 	ASSERT_EQ(0, test_set_param("max_anon_peers", 1));
 	p = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(0, err);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	q = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
-	EXPECT_EQ(MWIN_REJECT_ANONYMOUS, mwpeer_reject_reason(q));
+	EXPECT_EQ(MWIN_REJECT_PEER_LIMIT, mwpeer_reject_reason(q));
 	r = test_peer_of("acme", key_a, NULL, &err);
 	EXPECT_EQ(0, err);
 	mwpeer_close(r);

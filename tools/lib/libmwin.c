@@ -249,6 +249,8 @@ const char *mwin_reject_reason_name(uint32_t reason)
 		[MWIN_REJECT_DEVICE] = "device",
 		[MWIN_REJECT_BAD_PROOF] = "bad-proof",
 		[MWIN_REJECT_NO_PROOF] = "no-proof",
+		[MWIN_REJECT_HALF_OPEN] = "half-open",
+		[MWIN_REJECT_UNFINISHED] = "unfinished",
 	};
 
 	return TABLE_NAME(names, reason);
@@ -271,6 +273,7 @@ const char *mwin_down_reason_name(uint32_t reason)
 		[MWIN_DOWN_UNLOAD] = "unload",
 		[MWIN_DOWN_QP_EVENT] = "qp-event",
 		[MWIN_DOWN_REG_QP] = "reg-qp",
+		[MWIN_DOWN_HANDSHAKE] = "handshake",
 	};
 
 	return TABLE_NAME(names, reason);

@@ -184,14 +184,16 @@ enum mwin_dev_caps {
  * @max_windows: out, limit on windows
  * @nr_windows: out, windows the caller may see
  * @max_peers: out, limit on peers
- * @nr_peers: out, peers now
+ * @nr_peers: out, peers now whose handshake is over (connections still in
+ *	their handshake, at most ``max_half_open``, are not counted)
  * @nr_regions: out, regions the caller may see
  * @nr_devs: in, entries @devs can hold; out, devices present (may be more)
  * @devs: in, pointer to an array of struct mwin_dev_info, or 0
  * @dev_info_size: in, sizeof(struct mwin_dev_info) as the caller knows it
  * @__reserved: must be 0
  * @nr_tenants: out, tenants the caller may see
- * @nr_anon_peers: out, peers that named no tenant (wire version 2)
+ * @nr_anon_peers: out, of @nr_peers, those that named no tenant (wire
+ *	version 2)
  * @rejects: out, connection attempts refused since the module loaded, by
  *	enum mwin_wire_reject_reason (index 0 unused)
  */
@@ -568,7 +570,8 @@ struct mwin_peer_info {
  * @MWIN_DOWN_HOSTILE: it invalidated an rkey that is not its own
  * @MWIN_DOWN_NO_MESSAGES: it took no messages for op_timeout_ms
  * @MWIN_DOWN_BAD_PROOF: its tenant key proof did not verify
- * @MWIN_DOWN_NO_PROOF: it sent no tenant key proof within op_timeout_ms
+ * @MWIN_DOWN_NO_PROOF: it was established, but sent no tenant key proof
+ *	within auth_timeout_ms of its connect request
  * @MWIN_DOWN_TENANT: its tenant was destroyed
  * @MWIN_DOWN_UNLOAD: the module is being unloaded
  * @MWIN_DOWN_QP_EVENT: the device reported a fatal asynchronous event on
@@ -578,6 +581,11 @@ struct mwin_peer_info {
  *	the device reported an event there: something was sent to that QP,
  *	which takes nothing from the network. Its QPs were moved to the error
  *	state before the revoking call that found it returned
+ * @MWIN_DOWN_HANDSHAKE: it was not established (no RTU) within
+ *	auth_timeout_ms of its connect request, or when its handshake ended
+ *	(established, and for a tenant with a key proved) the module, the
+ *	anonymous peers or its tenant had no connection slot left (see
+ *	struct mwin_stats.rejects for which)
  */
 enum mwin_down_reason {
 	MWIN_DOWN_DISCONNECT = 1,
@@ -594,6 +602,7 @@ enum mwin_down_reason {
 	MWIN_DOWN_UNLOAD = 12,
 	MWIN_DOWN_QP_EVENT = 13,
 	MWIN_DOWN_REG_QP = 14,
+	MWIN_DOWN_HANDSHAKE = 15,
 };
 
 /* Entries of struct mwin_stats.downs: enum mwin_down_reason, 0 unused. */
@@ -930,9 +939,13 @@ enum mwin_tenant_set {
  * @max_windows: in / out: windows bound to the tenant or its peers at
  *	once (0: no limit but the module's); a create or rebind past it fails
  *	with EDQUOT
- * @nr_conns: out: its connections now
+ * @nr_conns: out: its connections now, those whose handshake is over
+ *	(established and, with a key, proved); connections still in their
+ *	handshake are counted apart (their own quota, as many as
+ *	@max_conns) and never take one of these slots
  * @nr_windows: out: windows bound to it or to its peers now
- * @connects: out: connections admitted since the tenant was created
+ * @connects: out: connections whose handshake ended with a slot, since
+ *	the tenant was created
  * @rejects: out: connection attempts naming this tenant that were refused,
  *	by enum mwin_wire_reject_reason (index 0 unused)
  * @grants: out: grants of its windows: each bind of a window granted to
@@ -1187,12 +1200,14 @@ struct mwin_wire_proof {
  * @MWIN_REJECT_BAD_HELLO: wrong magic, unknown version, bad name or
  *	non-zero reserved bytes
  * @MWIN_REJECT_ANONYMOUS: a version 2 hello, and the module's
- *	``anonymous`` parameter is off, or anonymous peers are at
- *	``max_anon_peers``
+ *	``anonymous`` parameter is off
  * @MWIN_REJECT_UNKNOWN_TENANT: no tenant of that name
  * @MWIN_REJECT_ADDRESS: the peer's address is outside the tenant's prefixes
- * @MWIN_REJECT_QUOTA: the tenant is at its max_conns
- * @MWIN_REJECT_PEER_LIMIT: the module is at its max_peers
+ * @MWIN_REJECT_QUOTA: no slot: the tenant's connections are at its
+ *	max_conns
+ * @MWIN_REJECT_PEER_LIMIT: no slot: the module's peers are at
+ *	``max_peers``, or, for a version 2 hello, the anonymous peers at
+ *	``max_anon_peers``
  * @MWIN_REJECT_RATE: the peer's address connected more often than
  *	``conn_rate`` a second allows
  * @MWIN_REJECT_RNR_RETRY: an RNR retry count of 7 (infinite)
@@ -1203,8 +1218,13 @@ struct mwin_wire_proof {
  * @MWIN_REJECT_BAD_PROOF: the peer's proof did not verify (counted, not
  *	sent in a REJ: the connection is established by then; the module
  *	disconnects the peer)
- * @MWIN_REJECT_NO_PROOF: no proof within ``op_timeout_ms`` (counted,
- *	not sent, as @MWIN_REJECT_BAD_PROOF)
+ * @MWIN_REJECT_NO_PROOF: no proof within ``auth_timeout_ms`` of the
+ *	connect request (counted, not sent, as @MWIN_REJECT_BAD_PROOF)
+ * @MWIN_REJECT_HALF_OPEN: too many connections still in their handshake:
+ *	``max_half_open`` for the module, the tenant's max_conns for the
+ *	tenant named, or 16 for the source address
+ * @MWIN_REJECT_UNFINISHED: not established (no RTU) within
+ *	``auth_timeout_ms`` of the connect request (counted, not sent)
  */
 enum mwin_wire_reject_reason {
 	MWIN_REJECT_BAD_HELLO = 1,
@@ -1219,6 +1239,8 @@ enum mwin_wire_reject_reason {
 	MWIN_REJECT_DEVICE = 10,
 	MWIN_REJECT_BAD_PROOF = 11,
 	MWIN_REJECT_NO_PROOF = 12,
+	MWIN_REJECT_HALF_OPEN = 13,
+	MWIN_REJECT_UNFINISHED = 14,
 };
 
 /**

@@ -411,7 +411,7 @@ int mwpeer_reject_reason(const struct mwpeer *p);
  *	as Documentation/wire.rst and mwctl give it (mwin_reject_reason_name():
  *	"bad-hello", "anonymous", "unknown-tenant", "address", "quota",
  *	"peer-limit", "rate", "rnr-retry", "setup", "device", "bad-proof",
- *	"no-proof"); "none" for 0, "unknown" for others
+ *	"no-proof", "half-open", "unfinished"); "none" for 0, "unknown" for others
  */
 const char *mwpeer_reject_reason_str(unsigned int reason);
 
