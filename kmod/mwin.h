@@ -713,6 +713,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 struct batch;
 struct batch *batch_alloc(unsigned int n, bool ops);
 void batch_free(struct batch *b);
+struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed, struct mwin_obj **made);
 void window_batch_end(struct mwin_obj **made, unsigned int n, bool reached);

@@ -794,7 +794,11 @@ enum mwin_batch_opcode {
  * @expires_ms: create, rebind: the lease, as &struct
  *	mwin_window_bind.expires_ms; else 0. Entries of the first version
  *	(56 bytes) have none
- * @__reserved: must be 0
+ * @tenant: create, rebind: instead of @peer, the tenant the window is
+ *	granted to, as &struct mwin_window_bind.tenant (same checks, same
+ *	errors: EINVAL with @peer too); else 0. Entries of the first version
+ *	have none; in entries of 64 bytes made before it was added, this was
+ *	a reserved field that had to be 0: no tenant
  */
 struct mwin_batch_op {
 	__u32 opcode;
@@ -809,7 +813,7 @@ struct mwin_batch_op {
 	__s32 result;
 	__aligned_u64 iova;
 	__u32 expires_ms;
-	__u32 __reserved;
+	__u32 tenant;
 };
 
 /* The first version of struct mwin_batch_op, up to @iova. */
