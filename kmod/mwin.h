@@ -658,6 +658,7 @@ static inline u64 window_length(const struct mwin_window *w)
 }
 
 /* stats.c */
+void mwin_count_tenant(struct mwin_tenant *t, enum mwin_stat s, s64 n);
 void mwin_count(struct mwin_peer *p, enum mwin_stat s, s64 n);
 void mwin_count_down(struct mwin_peer *p);
 u64 mwin_counter(const struct mwin_counters *c, enum mwin_stat s);

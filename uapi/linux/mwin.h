@@ -624,8 +624,9 @@ enum mwin_down_reason {
  * @MWIN_STAT_MSGS_SENT: grant and revoke messages sent
  * @MWIN_STAT_MSGS_RECEIVED: messages received from peers
  * @MWIN_STAT_EXPIRIES: leases that ran out (their rkeys revoked with
- *	reason MWIN_REVOKE_EXPIRED, or a tenant's window waiting for a
- *	connection that waits no more)
+ *	reason MWIN_REVOKE_EXPIRED, counted for the peer that carried the
+ *	window; or a tenant's window waiting for a connection that waits no
+ *	more, counted for the tenant and the module alone: it has no peer)
  * @MWIN_NR_STATS: the number of counters this header knows
  */
 enum mwin_stat {
