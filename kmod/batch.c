@@ -9,9 +9,10 @@
  * messages to that peer go out together, in as few SENDs as they fit in.
  * A create is made up to its REG_MR before the post, and a destroy is
  * finished once its LOCAL_INV completed. Other entries (a destroy of an
- * unbound window, a rebind to another peer or that needs a new MR) are
- * carried out one by one through the single calls, after the chains
- * before them completed, so entries take effect in order.
+ * unbound window, a rebind that names a tenant, one to another peer or
+ * one that needs a new MR) are carried out one by one through the single
+ * calls, after the chains before them completed, so entries take effect
+ * in order.
  *
  * A chained window is marked batched rather than locked between its post
  * and its completion (a batch would hold more locks than lockdep allows):
@@ -155,12 +156,18 @@ static void batch_add(struct batch *b, struct batch_item *it)
 	b->pending++;
 }
 
-/* The single call's argument for @op. */
-static struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op)
+/**
+ * batch_bind_of() - the single call's argument for @op
+ * @op: a create or rebind entry
+ *
+ * An entry is checked and carried out as this argument, so that it gets
+ * the single call's checks, errors and semantics, tenant and all.
+ */
+struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op)
 {
 	return (struct mwin_window_bind){
 		.flags = op->flags, .id = op->id, .region = op->region,
-		.peer = op->peer, .access = op->access,
+		.peer = op->peer, .tenant = op->tenant, .access = op->access,
 		.offset = op->offset, .length = op->length,
 		.expires_ms = op->expires_ms,
 	};
@@ -194,10 +201,7 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 {
 	struct mwin_batch_op *op = it->op;
 	struct mwin_window *w = it->w;
-	struct mwin_window_bind bind = {
-		.peer = op->peer, .access = op->access,
-		.offset = op->offset, .length = op->length,
-	};
+	struct mwin_window_bind bind = batch_bind_of(op);
 	u32 shift;
 	int key, ret;
 
@@ -227,8 +231,10 @@ static int batch_prepare(struct batch *b, struct batch_item *it,
 		goto chain;
 	}
 
+	/* naming a tenant: its lookup and permission are the single call's */
 	ret = 1;
-	if (!it->p || (op->peer && op->peer != it->p->obj.id) || !w->map)
+	if (!it->p || (op->peer && op->peer != it->p->obj.id) || op->tenant ||
+	    !w->map)
 		goto out;
 	if (READ_ONCE(it->p->state) == MWIN_PEER_CLOSING) {
 		ret = -ENOTCONN;

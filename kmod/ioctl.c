@@ -240,14 +240,9 @@ static int mwin_cmd_tenant_destroy(struct mwin_ucmd *ucmd)
 /* The checks the single call makes of its argument, for one batch entry. */
 static int mwin_check_batch_op(struct mwin_batch_op *op)
 {
-	struct mwin_window_bind bind = {
-		.flags = op->flags, .id = op->id, .region = op->region,
-		.peer = op->peer, .access = op->access,
-		.offset = op->offset, .length = op->length,
-		.expires_ms = op->expires_ms,
-	};
+	struct mwin_window_bind bind = batch_bind_of(op);
 
-	if (op->rkey || op->result || op->iova || op->__reserved)
+	if (op->rkey || op->result || op->iova)
 		return -EINVAL;
 	switch (op->opcode) {
 	case MWIN_BATCH_CREATE:
@@ -260,7 +255,7 @@ static int mwin_check_batch_op(struct mwin_batch_op *op)
 	case MWIN_BATCH_INVALIDATE:
 	case MWIN_BATCH_DESTROY:
 		if (op->flags || op->region || op->peer || op->access ||
-		    op->offset || op->length || op->expires_ms)
+		    op->offset || op->length || op->expires_ms || op->tenant)
 			return -EINVAL;
 		return op->id ? 0 : -ENOENT;
 	default:

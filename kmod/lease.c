@@ -168,7 +168,11 @@ void lease_expired(struct mwin_window *w)
 {
 	trace_mwin_lease_expire(w, ktime_to_ns(ktime_sub(ktime_get(),
 							 w->expires)));
-	mwin_count(w->peer, MWIN_STAT_EXPIRIES, 1);
+	/* waiting for a connection, it has no peer: its tenant's alone */
+	if (w->peer)
+		mwin_count(w->peer, MWIN_STAT_EXPIRIES, 1);
+	else
+		mwin_count_tenant(w->tenant, MWIN_STAT_EXPIRIES, 1);
 	w->expires = 0;
 	w->expired = true;
 	w->waiting = false;

@@ -670,6 +670,7 @@ static inline u64 window_length(const struct mwin_window *w)
 }
 
 /* stats.c */
+void mwin_count_tenant(struct mwin_tenant *t, enum mwin_stat s, s64 n);
 void mwin_count(struct mwin_peer *p, enum mwin_stat s, s64 n);
 void mwin_count_down(struct mwin_peer *p);
 u64 mwin_counter(const struct mwin_counters *c, enum mwin_stat s);
@@ -725,6 +726,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 struct batch;
 struct batch *batch_alloc(unsigned int n, bool ops);
 void batch_free(struct batch *b);
+struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed, struct mwin_obj **made);
 void window_batch_end(struct mwin_obj **made, unsigned int n, bool reached);

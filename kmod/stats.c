@@ -3,7 +3,9 @@
  * Counters: what happened, for the module, each peer and each tenant
  * (MWIN_STATS, mwctl stats). One call counts an event for all three, so
  * that their figures always agree: a tenant's are the sums of its peers',
- * the module's of all peers', whatever came and went since. The
+ * the module's of all peers', whatever came and went since, plus what
+ * happened to a tenant's window while it had no connection (the lease of
+ * a window waiting for one), counted for the tenant and the module. The
  * tracepoints of trace.h are defined here too.
  */
 #include "mwin.h"
@@ -20,6 +22,21 @@ static void mwin_counters_add(struct mwin_counters *c, enum mwin_stat s,
 }
 
 /**
+ * mwin_count_tenant() - count @n events @s of tenant @t, through no peer
+ * @t: the tenant, or NULL for an event of the module's alone
+ * @s: what happened
+ * @n: how many times
+ *
+ * For the module and @t. Any context.
+ */
+void mwin_count_tenant(struct mwin_tenant *t, enum mwin_stat s, s64 n)
+{
+	mwin_counters_add(&mwin_module_counters, s, n);
+	if (t)
+		mwin_counters_add(&t->counters, s, n);
+}
+
+/**
  * mwin_count() - count @n events @s of peer @p
  * @p: the peer, or NULL for an event of the module's alone
  * @s: what happened
@@ -29,12 +46,9 @@ static void mwin_counters_add(struct mwin_counters *c, enum mwin_stat s,
  */
 void mwin_count(struct mwin_peer *p, enum mwin_stat s, s64 n)
 {
-	mwin_counters_add(&mwin_module_counters, s, n);
-	if (!p)
-		return;
-	mwin_counters_add(&p->counters, s, n);
-	if (p->tenant)
-		mwin_counters_add(&p->tenant->counters, s, n);
+	mwin_count_tenant(p ? p->tenant : NULL, s, n);
+	if (p)
+		mwin_counters_add(&p->counters, s, n);
 }
 
 /* @p goes, for its reason: counted for the module and its tenant. */

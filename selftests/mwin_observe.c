@@ -11,6 +11,7 @@
  * them, so that a test killed by its timeout leaves none to the next.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <poll.h>
 
 #include "mwctl_run.h"
@@ -733,14 +734,38 @@ TEST_F(obs, monitor_says_why)
 }
 
 /*
+ * mwctl -j peer gone's document for @pi, an anonymous IPv4 peer that went
+ * for @reason, byte for byte as Documentation/mwctl.rst describes it.
+ */
+static void gone_json(const struct mwin_peer_info *pi, const char *reason,
+		      char *buf, size_t len)
+{
+	char host[INET_ADDRSTRLEN] = "?";
+	struct sockaddr_in sin;
+
+	memcpy(&sin, pi->addr, sizeof(sin));
+	inet_ntop(AF_INET, &sin.sin_addr, host, sizeof(host));
+	snprintf(buf, len,
+		 "{\"gone\":[{\"id\":%u,\"addr\":\"%s\",\"port\":%u,"
+		 "\"tenant\":\"-\",\"tenant_id\":0,\"dev\":\"%.*s\","
+		 "\"qpn\":%u,\"state\":\"closing\",\"windows\":%u,"
+		 "\"reason\":\"%s\"}]}\n",
+		 pi->id, host, ntohs(sin.sin_port),
+		 (int)strnlen(pi->dev_name, sizeof(pi->dev_name)), pi->dev_name,
+		 pi->qpn, pi->nr_windows, reason);
+}
+
+/*
  * PEER_GET with MWIN_GET_GONE: the peers that went are still found, as
- * they were, with why they went; mwctl peer gone prints the same.
+ * they were, with why they went; mwctl peer gone prints the same, in
+ * JSON as its manual says.
  */
 TEST_F(obs, gone_peers_keep_their_reason)
 {
 	struct mwin_peer_info pi, live;
 	struct mwin_window_bind b;
-	char word[32];
+	char word[32], json[512];
+	sa_family_t family;
 	struct mwpeer *p;
 	uint32_t id, qpn;
 
@@ -775,6 +800,16 @@ TEST_F(obs, gone_peers_keep_their_reason)
 	EXPECT_EQ(qpn, tnum(self->r.out, "qpn"));
 	RUN(&self->r, "peer show %u", id);
 	EXPECT_EQ(1, self->r.status);
+
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+	memcpy(&family, pi.addr, sizeof(family));
+	ASSERT_EQ(AF_INET, family);
+	gone_json(&pi, "operator", json, sizeof(json));
+	RUN(&self->r, "-j peer gone %u", id);
+	EXPECT_OK(&self->r);
+	EXPECT_STREQ(json, self->r.out);
+	RUN(&self->r, "-j peer gone %u", NO_ID);
+	EXPECT_ERR(&self->r, 1, "mwctl: no gone peer %u", NO_ID);
 }
 
 /* ---- mwctl stats ----------------------------------------------------- */

@@ -7,7 +7,9 @@
  * that authenticates later too; one that fails an access is dropped
  * alone; the last one gone leaves the window unbound, its rkey dead for
  * good, until the tenant connects again and is granted a new one. Then
- * the tenant's counters, the refusals, and TENANT_DESTROY under traffic.
+ * the tenant's counters, the refusals, batch entries naming a tenant, the
+ * lease of a window waiting for a connection, and TENANT_DESTROY under
+ * traffic.
  *
  * Every tenant here is named tg-*: the setup and teardown destroy them,
  * so that a test killed by its timeout leaves none to the next.
@@ -732,6 +734,68 @@ TEST_F(grants, per_tenant_counters)
 } while (0)
 
 /*
+ * Entries @ops, of @op_size bytes each as the caller lays them out, in
+ * one WINDOW_BATCH: the call's result; @ops get the entries' results and
+ * *@failed the number that failed.
+ */
+static int run_ops(int fd, struct mwin_batch_op *ops, uint32_t n,
+		   uint32_t op_size, uint32_t *failed)
+{
+	size_t len = op_size < sizeof(*ops) ? op_size : sizeof(*ops);
+	char buf[4 * sizeof(*ops)] = { 0 };
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = n, .op_size = op_size,
+		.ops = (uintptr_t)buf,
+	};
+	uint32_t i;
+	int ret;
+
+	if (n * op_size > sizeof(buf))
+		return -E2BIG;
+	for (i = 0; i < n; i++)
+		memcpy(buf + i * op_size, &ops[i], len);
+	ret = mwin_ioctl(fd, MWIN_WINDOW_BATCH, &cmd);
+	for (i = 0; i < n; i++)
+		memcpy(&ops[i], buf + i * op_size, len);
+	*failed = cmd.failed;
+	return ret;
+}
+
+/* A create (@b->id 0) or rebind entry with @b's argument. */
+static struct mwin_batch_op op_of(const struct mwin_window_bind *b)
+{
+	return (struct mwin_batch_op){
+		.opcode = b->id ? MWIN_BATCH_REBIND : MWIN_BATCH_CREATE,
+		.flags = b->flags, .id = b->id, .region = b->region,
+		.peer = b->peer, .tenant = b->tenant, .access = b->access,
+		.offset = b->offset, .length = b->length,
+		.expires_ms = b->expires_ms,
+	};
+}
+
+/*
+ * @b's create or rebind as the one entry of a batch of @op_size-byte
+ * entries: the entry's result (or the call's), and @b's id, rkey and iova
+ * as the single call fills them.
+ */
+static int batch_bind(int fd, struct mwin_window_bind *b, uint32_t op_size)
+{
+	struct mwin_batch_op op = op_of(b);
+	uint32_t failed;
+	int ret = run_ops(fd, &op, 1, op_size, &failed);
+
+	if (ret || op.result)
+		return ret ?: op.result;
+	b->id = op.id;
+	b->rkey = op.rkey;
+	b->iova = op.iova;
+	return 0;
+}
+
+/* how grant_as_user() grants: WINDOW_CREATE, or a batch's create entry */
+static bool grant_by_batch;
+
+/*
  * In a child as another user: a window of its own region for tenant @t.
  * 0 when it was granted, else the errno (100 and up: no region to try).
  */
@@ -744,7 +808,10 @@ static int grant_as_user(int fd, uint32_t t)
 	if (mwin_region_create(fd, 1 << 16, MWIN_CREATE_FD_OWNED, &region,
 			       NULL))
 		return 100;
-	ret = test_grant_tenant(fd, region, t, 0, 4096, MWIN_ACCESS_READ, &b);
+	b = test_bind(region, 0, 0, 4096, MWIN_ACCESS_READ, 0);
+	b.tenant = t;
+	ret = grant_by_batch ? batch_bind(fd, &b, sizeof(struct mwin_batch_op)) :
+	      mwin_window_create(fd, &b);
 	if (!ret)
 		mwin_window_destroy(fd, b.id);
 	mwin_region_destroy(fd, region, MWIN_REGION_DESTROY_FORCE);
@@ -819,6 +886,238 @@ TEST_F(grants, errors)
 	EXPECT_EQ(0, test_as_user(USER_OWNER, grant_as_user, t));
 	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
 	EXPECT_KEPT(w.id, t, w.rkey);
+}
+
+/* ---- batch entries naming a tenant --------------------------------- */
+
+/*
+ * A batch's create entry naming a tenant, and its rebind entry moving a
+ * window of one connection to the tenant, are grants to the tenant: each
+ * connection reads through the one rkey, one that proves its key later is
+ * sent them, and one that fails an access is dropped alone.
+ */
+TEST_F(grants, batch_grants_to_a_tenant)
+{
+	uint32_t t = keyed_tenant(self->fd, PREFIX "batch");
+	struct mwin_window_bind made, moved;
+	struct mwin_window_info wi;
+	struct mwin_batch_op ops[2];
+	struct mwpeer *p, *q;
+	struct mwpeer_msg m;
+	uint32_t failed, old, id;
+	char buf[8];
+	int i;
+
+	ASSERT_NE(0, t);
+	p = join(_metadata, self, PREFIX "batch", tenant_key);
+	moved = test_bind(self->region, mwpeer_id(p), 8192, 4096,
+			  MWIN_ACCESS_READ, 0);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &moved));
+	ASSERT_EQ(0, mwpeer_wait_grant(p, moved.id, 0, NULL, TEST_TIMEOUT_MS));
+	old = moved.rkey;
+	memcpy(self->mem + 8192, "moved ok", 8);
+
+	made = test_bind(self->region, 0, 0, 4096,
+			 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
+	made.tenant = t;
+	moved.peer = 0;
+	moved.region = 0;
+	moved.tenant = t;
+	ops[0] = op_of(&made);
+	ops[1] = op_of(&moved);
+	ASSERT_EQ(0, run_ops(self->fd, ops, 2, sizeof(ops[0]), &failed));
+	EXPECT_EQ(0, failed);
+	ASSERT_EQ(0, ops[0].result);
+	ASSERT_EQ(0, ops[1].result);
+	made.id = ops[0].id;
+	made.rkey = ops[0].rkey;
+	made.iova = ops[0].iova;
+	moved.rkey = ops[1].rkey;
+	moved.iova = ops[1].iova;
+	EXPECT_NE(old, moved.rkey);
+	expect_grant(_metadata, p, &made);
+	/* p had a grant of its own for it: the tenant's replaces it */
+	ASSERT_EQ(0, mwpeer_wait_grant(p, moved.id, old, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(moved.rkey, m.rkey);
+	EXPECT_EQ(moved.iova, m.iova);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, mwin_window_get(self->fd, ops[i].id, 0, &wi));
+		EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
+		EXPECT_EQ(t, wi.tenant);
+		EXPECT_EQ(ops[i].rkey, wi.rkey);
+	}
+
+	/* a connection that proves its key later is sent both */
+	q = join(_metadata, self, PREFIX "batch", tenant_key);
+	expect_grant(_metadata, q, &made);
+	expect_grant(_metadata, q, &moved);
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_write(p, made.rkey, made.iova, "by batch", 8));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(q, made.rkey, made.iova, buf, 8));
+	EXPECT_EQ(0, memcmp(buf, "by batch", 8));
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(q, moved.rkey, moved.iova, buf, 8));
+	EXPECT_EQ(0, memcmp(buf, "moved ok", 8));
+
+	/* the rkey of p's own grant died: p is dropped, q reads on */
+	id = mwpeer_id(p);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(p, old, moved.iova, NULL, 8));
+	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, test_wait_window_peer(self->fd, moved.id, mwpeer_id(q),
+					   &wi));
+	EXPECT_EQ(moved.rkey, wi.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS,
+		  mwpeer_read(q, moved.rkey, moved.iova, buf, 8));
+	EXPECT_EQ(0, mwpeer_proto_errors(q, NULL));
+}
+
+/*
+ * @b as the single call and as a batch entry: both refused with @_err,
+ * neither makes a window or changes tenant @_t's.
+ */
+#define EXPECT_BOTH_REFUSED(_err, _t, _b) do {				\
+	struct mwin_window_bind _s = (_b);				\
+									\
+	EXPECT_REFUSED(_err, _t, _s.id ?				\
+		       mwin_window_rebind(self->fd, &_s) :		\
+		       mwin_window_create(self->fd, &_s));		\
+	_s = (_b);							\
+	EXPECT_REFUSED(_err, _t, batch_bind(self->fd, &_s,		\
+					    sizeof(struct mwin_batch_op))); \
+} while (0)
+
+/*
+ * A batch entry naming a tenant is refused as the single call is, with
+ * its errno, and changes nothing: a peer too (EINVAL), a tenant that is
+ * gone or never was (ENOENT), one without a connection (ENOTCONN), one
+ * the caller does not see (ENOENT); a tenant on an invalidation: EINVAL.
+ * Entries of the first version (56 bytes) have no tenant: one named past
+ * them is not read.
+ */
+TEST_F(grants, batch_tenant_errors)
+{
+	struct mwin_batch_op inv = { .opcode = MWIN_BATCH_INVALIDATE };
+	uint32_t t, idle, gone, failed;
+	struct mwin_window_bind b, w;
+	struct mwin_window_info wi;
+	struct mwpeer *p;
+	struct stat st;
+
+	t = test_make_tenant(self->fd, PREFIX "berr", tenant_key, USER_OWNER);
+	idle = test_make_tenant(self->fd, PREFIX "bidle", NULL, MWIN_NO_OWNER);
+	gone = test_make_tenant(self->fd, PREFIX "bgone", NULL, MWIN_NO_OWNER);
+	ASSERT_TRUE(t && idle && gone);
+	ASSERT_EQ(0, mwin_tenant_destroy(self->fd, gone));
+	p = join(_metadata, self, PREFIX "berr", tenant_key);
+
+	b = test_bind(self->region, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
+	b.tenant = t;
+	EXPECT_BOTH_REFUSED(-EINVAL, t, b);
+	b.peer = 0;
+	b.tenant = gone;
+	EXPECT_BOTH_REFUSED(-ENOENT, t, b);
+	b.tenant = 0x7fffffff;
+	EXPECT_BOTH_REFUSED(-ENOENT, t, b);
+	b.tenant = idle;
+	EXPECT_BOTH_REFUSED(-ENOTCONN, idle, b);
+
+	/* rebind entries refused the same ways keep the window and rkey */
+	ASSERT_EQ(0, grant(self, t, 0, 4096, MWIN_ACCESS_READ, &w));
+	expect_grant(_metadata, p, &w);
+	b = test_bind(0, mwpeer_id(p), 0, 4096, MWIN_ACCESS_READ, 0);
+	b.id = w.id;
+	b.tenant = t;
+	EXPECT_BOTH_REFUSED(-EINVAL, t, b);
+	b.peer = 0;
+	b.tenant = gone;
+	EXPECT_BOTH_REFUSED(-ENOENT, t, b);
+	b.tenant = idle;
+	EXPECT_BOTH_REFUSED(-ENOTCONN, t, b);
+	EXPECT_KEPT(w.id, t, w.rkey);
+	inv.id = w.id;
+	inv.tenant = t;
+	ASSERT_EQ(0, run_ops(self->fd, &inv, 1, sizeof(inv), &failed));
+	EXPECT_EQ(-EINVAL, inv.result);
+	EXPECT_KEPT(w.id, t, w.rkey);
+
+	/* another user does not see the tenant; its owner may grant to it */
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	grant_by_batch = true;
+	EXPECT_REFUSED(ENOENT, t, test_as_user(USER_OTHER, grant_as_user, t));
+	EXPECT_EQ(0, test_as_user(USER_OWNER, grant_as_user, t));
+	grant_by_batch = false;
+	chmod(MWIN_DEV_PATH, st.st_mode & 07777);
+
+	/* 56 bytes: the tenant past them is not read, the peer is the grantee */
+	b = test_bind(self->region, mwpeer_id(p), 8192, 4096,
+		      MWIN_ACCESS_READ, 0);
+	b.tenant = t;
+	ASSERT_EQ(0, batch_bind(self->fd, &b, MWIN_BATCH_OP_SIZE_VER0));
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
+	EXPECT_EQ(mwpeer_id(p), wi.peer);
+	EXPECT_EQ(0, wi.tenant);
+	ASSERT_EQ(0, mwpeer_wait_grant(p, b.id, 0, NULL, TEST_TIMEOUT_MS));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b.rkey, b.iova, NULL, 8));
+}
+
+/* ---- a waiting window's lease --------------------------------------- */
+
+/* The counter @s of @scope @id. */
+static uint64_t stat_of(int fd, uint32_t scope, uint32_t id, uint32_t s)
+{
+	struct mwin_stats st;
+
+	return mwin_stats(fd, scope, id, &st) ? UINT64_MAX : st.stats[s];
+}
+
+/*
+ * A tenant's window waiting for a connection is given a short lease that
+ * runs out before one comes: one expiry of the tenant's and the module's
+ * (no peer carries the window), and the window stays unbound, the
+ * tenant's, its wait over (a renew: ETIME).
+ */
+TEST_F(grants, waiting_window_expiry_counts_for_tenant)
+{
+	uint32_t t = test_make_tenant(self->fd, PREFIX "lease", NULL,
+				      MWIN_NO_OWNER);
+	uint64_t tb, mb, ns;
+	struct mwin_window_bind b;
+	struct mwin_window_info wi;
+	struct mwpeer *p;
+	int i;
+
+	ASSERT_NE(0, t);
+	p = join(_metadata, self, PREFIX "lease", NULL);
+	ASSERT_EQ(0, grant(self, t, 0, 4096, MWIN_ACCESS_READ, &b));
+	expect_grant(_metadata, p, &b);
+	leave(self, p);
+	ASSERT_EQ(0, test_wait_window(self->fd, b.id, MWIN_WINDOW_UNBOUND,
+				      &wi));
+	tb = stat_of(self->fd, MWIN_STATS_TENANT, t, MWIN_STAT_EXPIRIES);
+	mb = stat_of(self->fd, MWIN_STATS_MODULE, 0, MWIN_STAT_EXPIRIES);
+	ASSERT_NE(UINT64_MAX, tb);
+
+	ASSERT_EQ(0, mwin_window_renew(self->fd, b.id, 20, &ns));
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		if (stat_of(self->fd, MWIN_STATS_MODULE, 0,
+			    MWIN_STAT_EXPIRIES) != mb)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(mb + 1, stat_of(self->fd, MWIN_STATS_MODULE, 0,
+				  MWIN_STAT_EXPIRIES));
+	EXPECT_EQ(tb + 1, stat_of(self->fd, MWIN_STATS_TENANT, t,
+				  MWIN_STAT_EXPIRIES));
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, wi.state);
+	EXPECT_EQ(t, wi.tenant);
+	EXPECT_EQ(0, wi.peer);
+	EXPECT_EQ(0, wi.expires_ns);
+	EXPECT_EQ(-ETIME, mwin_window_renew(self->fd, b.id, 1000, &ns));
 }
 
 /* ---- TENANT_DESTROY under traffic ----------------------------------- */

@@ -633,8 +633,9 @@ enum mwin_down_reason {
  * @MWIN_STAT_MSGS_SENT: grant and revoke messages sent
  * @MWIN_STAT_MSGS_RECEIVED: messages received from peers
  * @MWIN_STAT_EXPIRIES: leases that ran out (their rkeys revoked with
- *	reason MWIN_REVOKE_EXPIRED, or a tenant's window waiting for a
- *	connection that waits no more)
+ *	reason MWIN_REVOKE_EXPIRED, counted for the peer that carried the
+ *	window; or a tenant's window waiting for a connection that waits no
+ *	more, counted for the tenant and the module alone: it has no peer)
  * @MWIN_NR_STATS: the number of counters this header knows
  */
 enum mwin_stat {
@@ -803,7 +804,11 @@ enum mwin_batch_opcode {
  * @expires_ms: create, rebind: the lease, as &struct
  *	mwin_window_bind.expires_ms; else 0. Entries of the first version
  *	(56 bytes) have none
- * @__reserved: must be 0
+ * @tenant: create, rebind: instead of @peer, the tenant the window is
+ *	granted to, as &struct mwin_window_bind.tenant (same checks, same
+ *	errors: EINVAL with @peer too); else 0. Entries of the first version
+ *	have none; in entries of 64 bytes made before it was added, this was
+ *	a reserved field that had to be 0: no tenant
  */
 struct mwin_batch_op {
 	__u32 opcode;
@@ -818,7 +823,7 @@ struct mwin_batch_op {
 	__s32 result;
 	__aligned_u64 iova;
 	__u32 expires_ms;
-	__u32 __reserved;
+	__u32 tenant;
 };
 
 /* The first version of struct mwin_batch_op, up to @iova. */
