@@ -42,6 +42,7 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 	INIT_LIST_HEAD(&w->peer_node);
 	RB_CLEAR_NODE(&w->lease_node);
 	INIT_LIST_HEAD(&w->reap_node);
+	INIT_WORK(&w->victim_work, window_victim_regrant);
 	verbs_init_window(w);
 	w->region = r;		/* the window holds the region from now on */
 	w->range.window = w;

@@ -50,6 +50,60 @@ static void window_handed_back(struct mwin_window *w)
 	lease_reap(w);
 }
 
+/*
+ * Grant @w again, after a foreign invalidation of its @rkey, from a work
+ * item: the receive handler that saw it must not wait for the device. Under
+ * @w->lock, while @w is still bound with @rkey. A quiet window is left
+ * invalidated: its peer learns its rkeys from its owner, not from mwin.
+ */
+static void window_queue_victim(struct mwin_window *w, u32 rkey)
+{
+	if (w->flags & MWIN_WINDOW_QUIET)
+		return;
+	w->victim_rkey = rkey;
+	w->victim_lease_ms = lease_left_ms(w);
+	mwin_obj_get(&w->obj);
+	if (!queue_work(mwin_wq, &w->victim_work))
+		window_put(w);	/* queued already: never the last reference */
+}
+
+/**
+ * window_victim_regrant() - grant a window whose rkey a stranger killed
+ * @work: the window's victim_work, which holds a reference on it
+ *
+ * To its grantees as they were, with the lease it had left, as a rebind
+ * that names no grantee would: a new rkey, a grant after the revoke
+ * (reason remote) they were sent. Unless its owner changed it meanwhile
+ * (rebound, invalidated, destroyed): theirs is the last word.
+ */
+void window_victim_regrant(struct work_struct *work)
+{
+	struct mwin_window *w = container_of(work, struct mwin_window,
+					     victim_work);
+	struct mwin_tenant *t;
+	struct mwin_peer *p;
+	bool replaced;
+	u32 old_rkey;
+
+	window_lock(w);
+	if (w->dead || w->state != MWIN_WINDOW_INVALIDATED ||
+	    !w->victim_rkey || w->rkey != w->victim_rkey)
+		goto out;
+	w->victim_rkey = 0;
+	if (window_keep_grantee(w, &p, &t))
+		goto out_put;
+	if (peer_takes_grants(p) &&
+	    !window_bind(w, p, t, w->access, &replaced, &old_rkey)) {
+		lease_set(w, w->victim_lease_ms);
+		window_tell_grant(w, NULL);
+	}
+out_put:
+	window_put_grantee(p, t);
+out:
+	mutex_unlock(&w->lock);
+	window_put(w);
+}
+
 /**
  * window_remote_invalidate() - a peer sent Send-with-Invalidate of @rkey
  * @p: the sender
@@ -57,11 +111,14 @@ static void window_handed_back(struct mwin_window *w)
  *
  * rxe performs the invalidation without checking that the MR belongs to the
  * sender's PD. An rkey that is not the sender's own is an attack: the
- * sender is disconnected, and the window it hit is marked invalidated and
- * its grantees told. A tenant's window is the own of each of the tenant's
- * proved connections in the PD of its MR. Receives are handled after the fact, so the rkey may have
- * been revoked from the sender meanwhile (invalidated, rebound, destroyed):
- * one it was granted and lost is its own, handed back too late.
+ * sender is disconnected, the window it hit is marked invalidated, its
+ * grantees are told, and then granted the window again with a new rkey
+ * (window_victim_regrant()): an attack costs them one rkey, not their
+ * access. A tenant's window is the own of each of the tenant's proved
+ * connections in the PD of its MR. Receives are handled after the fact, so
+ * the rkey may have been revoked from the sender meanwhile (invalidated,
+ * rebound, destroyed): one it was granted and lost is its own, handed back
+ * too late.
  */
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
@@ -74,6 +131,8 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		wid = w->obj.id;
 		own = window_granted_to(w, p);
 		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
+		if (hit && !own)
+			window_queue_victim(w, rkey);
 		if (hit) {
 			lease_end(w);
 			w->state = MWIN_WINDOW_INVALIDATED;

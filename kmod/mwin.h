@@ -648,6 +648,13 @@ struct mwin_window {
 	bool expired;
 	/* in lease.c's list of one-shot windows to destroy */
 	struct list_head reap_node;
+	/*
+	 * A foreign invalidation killed @victim_rkey: its grantees get a new
+	 * rkey, with the @victim_lease_ms it had left (grantee.c)
+	 */
+	struct work_struct victim_work;
+	u32 victim_rkey;
+	u32 victim_lease_ms;
 
 	u64 binds;
 	u64 invalidations;
@@ -778,12 +785,15 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
+void window_victim_regrant(struct work_struct *work);
 void window_forget_tenant(struct mwin_tenant *t);
 void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t);
 int window_find_grantee(const struct mwin_window_bind *arg,
 			const struct mwin_caller *c, struct mwin_peer **pp,
 			struct mwin_tenant **tp);
 void window_put_grantee(struct mwin_peer *p, struct mwin_tenant *t);
+int window_keep_grantee(struct mwin_window *w, struct mwin_peer **pp,
+			struct mwin_tenant **tp);
 void window_finalize(struct mwin_obj *o);
 void window_unbind(struct mwin_window *w, enum mwin_wire_reason why);
 int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret);

@@ -740,8 +740,8 @@ static int window_rebind_locked(struct mwin_window *w, struct mwin_peer *p,
  * tenant through the connection that carries it, or any other when its
  * last one went. Both referenced, as by window_find_grantee().
  */
-static int window_keep_grantee(struct mwin_window *w, struct mwin_peer **pp,
-			       struct mwin_tenant **tp)
+int window_keep_grantee(struct mwin_window *w, struct mwin_peer **pp,
+			struct mwin_tenant **tp)
 {
 	*tp = w->tenant;
 	if (*tp)
@@ -827,6 +827,7 @@ int window_invalidate(u32 id, const struct mwin_caller *c)
 		ret = -EIO;
 	else
 		ret = window_revoke(w, MWIN_REVOKE_INVALIDATE);
+	w->victim_rkey = 0;	/* invalidated it stays, as its owner says */
 	mutex_unlock(&w->lock);
 out_put:
 	window_put(w);

@@ -563,17 +563,27 @@ static void c_foreign_sinv(struct side *s, struct res *r)
 		bool revoked = !next_revoke(s->p[PA], &m, 3000) &&
 			       m.type == MWIN_WIRE_REVOKE && m.rkey == w.rkey &&
 			       m.access == MWIN_REVOKE_REMOTE;
+		bool regranted = revoked &&
+				 !test_next_about(s->p[PA], MWIN_WIRE_GRANT,
+						  w.id, &m) &&
+				 m.rkey != w.rkey;
 		uint32_t state = test_window_state(s->fd, w.id);
 
-		rp(r, "; B %s; A %s; window %s", gone ? "disconnected" : "ALIVE",
+		rp(r, "; B %s; A %s%s; window %s",
+		   gone ? "disconnected" : "ALIVE",
 		   revoked ? "told (revoke, reason remote)" : "NOT told",
+		   regranted ? ", then granted a new rkey" : "",
 		   statename(state));
+		if (regranted)
+			rp(r, "; A's new rkey: WRITE %s",
+			   rname(mwpeer_write(s->p[PA], m.rkey, w.iova + 4,
+					      "A", 1)));
 		/*
 		 * IB: refused, A untouched. rxe has already invalidated the
 		 * MR when the module sees it: mwin's documented answer is to
-		 * cut B off, revoke A's window and tell A.
+		 * cut B off, revoke A's rkey, tell A and grant it a new one.
 		 */
-		if (gone && revoked && state == MWIN_WINDOW_INVALIDATED)
+		if (gone && regranted && state == MWIN_WINDOW_BOUND)
 			r->verdict = V_DOC;
 		else
 			r->verdict = V_DIFF;
@@ -825,7 +835,7 @@ CASE(other_peer, "rkey used through another peer's connection",
 CASE(foreign_sinv, "peer B's Send-with-Invalidate naming A's rkey",
      "refused (B's connection fails); A's window untouched",
      c_foreign_sinv, 0,
-     "rxe invalidates without checking the MR's/MW's PD or QP; mwin (documented) disconnects B, revokes A's window and tells A");
+     "rxe invalidates without checking the MR's/MW's PD or QP; mwin (documented) disconnects B, revokes A's rkey, tells A and grants A a new one");
 CASE(sinv_stale, "Send-with-Invalidate of the pre-rebind rkey",
      "refused; the connection fails (Class J)", c_sinv_stale, 0,
      "rxe completes the sender's request OK and errors the receiving QP");

@@ -574,6 +574,7 @@ TEST_F(obs, stats_count_exactly)
 	struct moved *all[] = { &mm, &tm, &pm, NULL }, *shared[] = { &mm, NULL };
 	struct mwin_window_bind w, w2;
 	struct mwpeer *p, *q, *r;
+	struct mwpeer_msg msg;
 	uint32_t t, pid, why;
 
 	ASSERT_EQ(0, wait_no_peers(self->fd));
@@ -633,9 +634,12 @@ TEST_F(obs, stats_count_exactly)
 	mwpeer_send_inv(q, w2.rkey);
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(q)));
 	ASSERT_EQ(0, took_revoke(p, w2.id, w2.rkey));
-	MOVE(all, GRANTS, 1);
-	MOVE(all, KEYS_SPENT, 1);
-	MOVE(all, MSGS_SENT, 2);	/* the grant, the revoke (remote) */
+	/* and p is granted the window again, with a new rkey */
+	ASSERT_EQ(0, test_next_about(p, MWIN_WIRE_GRANT, w2.id, &msg));
+	MOVE(all, GRANTS, 2);
+	MOVE(all, KEYS_SPENT, 2);
+	/* the grant, the revoke (remote), the new grant */
+	MOVE(all, MSGS_SENT, 3);
 	/* the attacker's: the module's alone, it has no tenant */
 	MOVE(shared, MSGS_RECEIVED, 1);
 	MOVE(shared, ATTACKS, 1);
@@ -654,6 +658,9 @@ TEST_F(obs, stats_count_exactly)
 	tm.downs[MWIN_DOWN_OPERATOR]++;
 	mm.downs[MWIN_DOWN_DISCONNECT]++;
 	tm.downs[MWIN_DOWN_DISCONNECT]++;
+	/* w2, granted again after the attack, died with p: a revoke */
+	mm.stats[MWIN_STAT_REVOKES]++;
+	tm.stats[MWIN_STAT_REVOKES]++;
 	expect_moved(_metadata, self->fd, MWIN_STATS_TENANT, t, &t0, &tm);
 	expect_moved(_metadata, self->fd, MWIN_STATS_MODULE, 0, &m0, &mm);
 
