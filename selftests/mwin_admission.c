@@ -185,14 +185,6 @@ static uint64_t tenant_rejects(int fd, uint32_t tenant, int why)
 	return mwin_tenant_get(fd, tenant, 0, &t) ? ~0ULL : t.rejects[why];
 }
 
-/* Why the module let peer @id go, from its history; 0 if it did not. */
-static uint32_t gone_reason(int fd, uint32_t id)
-{
-	struct mwin_peer_info pi;
-
-	return mwin_peer_get(fd, id, MWIN_GET_GONE, &pi) ? 0 : pi.down_reason;
-}
-
 static const char *const saved_params[] = {
 	"auth_timeout_ms", "max_half_open", "max_anon_peers", "conn_rate",
 };
@@ -288,7 +280,7 @@ TEST_F(admission, half_open_peers_go_after_auth_timeout)
 		EXPECT_EQ(0, test_wait_peer_gone(self->fd, self->h[i].peer));
 		EXPECT_TRUE(half_open_closed(&self->h[i]));
 		EXPECT_EQ(MWIN_DOWN_HANDSHAKE,
-			  gone_reason(self->fd, self->h[i].peer));
+			  test_gone_reason(self->fd, self->h[i].peer));
 	}
 	TH_LOG("half-open connections gone %lld ms after the first request (auth_timeout_ms %d)",
 	       (long long)(test_now_ms() - start), AUTH_MS);
@@ -385,7 +377,7 @@ TEST_F(admission, strangers_cannot_keep_a_tenant_out)
 	EXPECT_EQ(1, t.nr_conns);
 	EXPECT_EQ(1, t.rejects[MWIN_REJECT_UNFINISHED]);
 	EXPECT_EQ(1, t.rejects[MWIN_REJECT_NO_PROOF]);
-	EXPECT_EQ(MWIN_DOWN_NO_PROOF, gone_reason(self->fd, mwpeer_id(s)));
+	EXPECT_EQ(MWIN_DOWN_NO_PROOF, test_gone_reason(self->fd, mwpeer_id(s)));
 	mwpeer_close(s);
 	mwpeer_close(p);
 }
@@ -412,7 +404,7 @@ TEST_F(admission, no_slot_left_when_the_handshake_ends)
 
 	ASSERT_EQ(0, rdma_establish(h->id));
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, h->peer));
-	EXPECT_EQ(MWIN_DOWN_HANDSHAKE, gone_reason(self->fd, h->peer));
+	EXPECT_EQ(MWIN_DOWN_HANDSHAKE, test_gone_reason(self->fd, h->peer));
 	EXPECT_EQ(before + 1, module_rejects(self->fd, MWIN_REJECT_PEER_LIMIT));
 	EXPECT_EQ(MWIN_PEER_CONNECTED, test_peer_state(self->fd, mwpeer_id(p)));
 	mwpeer_close(p);

@@ -449,6 +449,57 @@ TEST_F(grants, two_connections_one_rkey)
 	EXPECT_EQ(0, mwpeer_proto_errors(p2, NULL));
 }
 
+/*
+ * A proved connection of another tenant invalidates this tenant's rkey
+ * (rxe performs it across PDs): it is dropped, and the tenant loses one
+ * rkey, not its access: each of its connections is told the rkey is dead
+ * (reason remote) and granted a new one, which works through both.
+ */
+TEST_F(grants, foreign_invalidation_costs_one_rkey)
+{
+	uint32_t t = keyed_tenant(self->fd, PREFIX "victim");
+	uint32_t u = keyed_tenant(self->fd, PREFIX "thief");
+	struct mwpeer *p1, *p2, *x;
+	struct mwin_window_bind b;
+	struct mwin_window_info wi;
+	struct mwpeer_msg m1, m2;
+	uint32_t xid;
+	char buf[8];
+
+	ASSERT_NE(0, t);
+	ASSERT_NE(0, u);
+	p1 = join(_metadata, self, PREFIX "victim", tenant_key);
+	p2 = join(_metadata, self, PREFIX "victim", tenant_key);
+	x = join(_metadata, self, PREFIX "thief", tenant_key);
+	xid = mwpeer_id(x);
+	ASSERT_EQ(0, grant(self, t, 0, 8192, MWIN_ACCESS_READ, &b));
+	expect_grant(_metadata, p1, &b);
+	expect_grant(_metadata, p2, &b);
+	memcpy(self->mem, "victim's", 8);
+
+	mwpeer_send_inv(x, b.rkey);
+	ASSERT_EQ(0, test_wait_peer_gone(self->fd, xid));
+	ASSERT_EQ(0, test_next_about(p1, MWIN_WIRE_REVOKE, b.id, &m1));
+	EXPECT_EQ(b.rkey, m1.rkey);
+	EXPECT_EQ(MWIN_REVOKE_REMOTE, m1.access);
+	ASSERT_EQ(0, mwpeer_wait_grant(p1, b.id, b.rkey, &m1,
+				       TEST_TIMEOUT_MS));
+	ASSERT_EQ(0, mwpeer_wait_grant(p2, b.id, b.rkey, &m2,
+				       TEST_TIMEOUT_MS));
+	EXPECT_NE(b.rkey, m1.rkey);
+	EXPECT_EQ(m1.rkey, m2.rkey);
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
+	EXPECT_EQ(m1.rkey, wi.rkey);
+	EXPECT_EQ(t, wi.tenant);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p1, m1.rkey, 0, buf, 8));
+	EXPECT_EQ(0, memcmp(buf, "victim's", 8));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p2, m1.rkey, 0, buf, 8));
+	EXPECT_EQ(MWIN_PEER_CONNECTED, test_peer_state(self->fd,
+							mwpeer_id(p1)));
+	EXPECT_EQ(MWIN_DOWN_HOSTILE, test_gone_reason(self->fd, xid));
+}
+
 /* ---- the last connection gone -------------------------------------- */
 
 /*

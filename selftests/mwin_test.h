@@ -256,6 +256,14 @@ static inline int test_wait_peer_gone(int fd, uint32_t id)
 	return -ETIMEDOUT;
 }
 
+/* Why the module let peer @id go, from its history; 0 if it did not. */
+static inline uint32_t test_gone_reason(int fd, uint32_t id)
+{
+	struct mwin_peer_info pi;
+
+	return mwin_peer_get(fd, id, MWIN_GET_GONE, &pi) ? 0 : pi.down_reason;
+}
+
 /* Run @cmd with the shell; its exit status, or -1. */
 static inline int test_sh(const char *cmd)
 {
