@@ -29,7 +29,7 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 		atomic_dec(&mwin_nr_windows);
 		return ERR_PTR(ret);
 	}
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w) {
 		mwin_share_give_back(ucmd->c.uid);
 		atomic_dec(&mwin_nr_windows);

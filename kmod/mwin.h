@@ -30,6 +30,15 @@
  *   - the tree of leases holds each window in it (lease.c), and so does
  *     the list of one-shot windows handed back, to be destroyed.
  *
+ * Memory
+ *   What a call allocates for the caller's objects (its open file, regions
+ *   and their page arrays and DMA maps, windows and their scatter lists,
+ *   batches, tenants, a monitor's ring) is charged to the caller's memory
+ *   cgroup (GFP_KERNEL_ACCOUNT), so that a cgroup's limit bounds what its
+ *   tasks make the module hold. What a connection allocates in CM or
+ *   device context (peers, tenant PDs, devices) has no such owner and is
+ *   not charged.
+ *
  * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
  * Lock order (outer first)
@@ -711,7 +720,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* batch.c */
 struct batch;
-struct batch *batch_alloc(unsigned int n, bool ops);
+struct batch *batch_alloc(unsigned int n, bool ops, gfp_t gfp);
 void batch_free(struct batch *b);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed, struct mwin_obj **made);

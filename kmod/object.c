@@ -87,7 +87,7 @@ void mwin_share_give_back(kuid_t uid)
 
 struct mwin_file *mwin_file_alloc(const struct cred *cred)
 {
-	struct mwin_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct mwin_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return NULL;
