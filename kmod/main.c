@@ -224,6 +224,7 @@ static void __exit mwin_exit(void)
 	mwin_obj_destroy_all(&mwin_tenant_type);
 	destroy_workqueue(mwin_wq);
 	WARN_ON(mwin_obj_any(&mwin_peer_type));
+	rcu_barrier();		/* monitors are freed by call_rcu() */
 	pr_info("mwin: unloaded\n");
 }
 

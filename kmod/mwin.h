@@ -211,6 +211,7 @@ struct mwin_caller {
 };
 
 struct mwin_obj;
+struct mwin_events;
 
 /**
  * struct mwin_obj_type - one kind of object, and what object.c does with it
@@ -283,24 +284,16 @@ static inline void mwin_obj_get(struct mwin_obj *o)
 
 /*
  * Per open file: its opener, its MWIN_CREATE_FD_OWNED objects, and a
- * monitor's event ring (events.c). Each of those objects holds a
- * reference: one being destroyed elsewhere still takes itself off
- * @objects after the file was released.
+ * monitor (events.c). Each of those objects holds a reference: one being
+ * destroyed elsewhere still takes itself off @objects after the file was
+ * released.
  */
 struct mwin_file {
 	struct kref kref;
 	const struct cred *cred;	/* the opener's, as long as the file */
 	spinlock_t obj_lock;		/* @objects */
 	struct list_head objects;	/* published ones, newest last */
-	struct mwin_caller ev_caller;	/* whose events the monitor gets */
-	struct list_head ev_node;
-	spinlock_t ev_lock;		/* the ring; taken in any context */
-	wait_queue_head_t ev_wait;
-	struct mwin_event *ev_ring;
-	unsigned int ev_head;
-	unsigned int ev_count;
-	u32 ev_lost;
-	u64 ev_seq;
+	struct mwin_events *ev;		/* set once, by MWIN_MONITOR */
 };
 
 struct mwin_file *mwin_file_alloc(const struct cred *cred);

@@ -95,8 +95,6 @@ struct mwin_file *mwin_file_alloc(const struct cred *cred)
 	f->cred = cred;
 	spin_lock_init(&f->obj_lock);
 	INIT_LIST_HEAD(&f->objects);
-	spin_lock_init(&f->ev_lock);
-	init_waitqueue_head(&f->ev_wait);
 	return f;
 }
 
