@@ -34,9 +34,27 @@ struct mwin_events {
 	struct mwin_event ring[MWIN_EVENT_RING];
 };
 
-/* Monitors come and go under the mutex; mwin_event() takes neither. */
+/*
+ * Monitors come and go under the mutex, and are counted per user (by the
+ * opener's uid) there; mwin_event() takes neither.
+ */
 static LIST_HEAD(mwin_monitors);
 static DEFINE_MUTEX(mwin_monitors_lock);
+static DEFINE_XARRAY(mwin_monitor_users);	/* uid -> monitors, as a value */
+
+/*
+ * A monitor holds 160 KiB and its events cost every poster a push, and
+ * read access is enough to start one: max_monitors bounds what one user
+ * makes the module hold and do, root included (0: no bound).
+ */
+static int monitor_take(kuid_t uid)
+{
+	unsigned int max = READ_ONCE(mwin_max_monitors);
+
+	if (max && mwin_user_count(&mwin_monitor_users, uid) >= max)
+		return -EMFILE;
+	return mwin_user_take(&mwin_monitor_users, uid);
+}
 
 /*
  * Interrupts are off for one record, not for the walk: mwin_event() is
@@ -110,9 +128,13 @@ int mwin_monitor_start(struct mwin_file *f, const struct mwin_caller *c)
 	mutex_lock(&mwin_monitors_lock);
 	if (f->ev)
 		goto out;	/* already monitoring */
+	ret = monitor_take(c->uid);
+	if (ret)
+		goto out;
 	/* 160 KiB, for as long as the caller keeps the file: its own */
 	m = kvzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
+		mwin_user_give_back(&mwin_monitor_users, c->uid);
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -141,6 +163,7 @@ void mwin_monitor_stop(struct mwin_file *f)
 		return;
 	mutex_lock(&mwin_monitors_lock);
 	list_del_rcu(&m->node);
+	mwin_user_give_back(&mwin_monitor_users, m->caller.uid);
 	mutex_unlock(&mwin_monitors_lock);
 	/*
 	 * A walk that found it may still be pushing to it. Not kvfree_rcu(),

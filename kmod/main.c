@@ -28,6 +28,11 @@ unsigned int mwin_max_peers = 256;
 module_param_named(max_peers, mwin_max_peers, uint, 0644);
 MODULE_PARM_DESC(max_peers, "Peers that may be connected at once");
 
+unsigned int mwin_max_monitors = 8;
+module_param_named(max_monitors, mwin_max_monitors, uint, 0644);
+MODULE_PARM_DESC(max_monitors,
+		 "Monitors one user may hold at once (0: no limit)");
+
 /*
  * Parameters that bound a wait. A value out of range would break every
  * window operation (0 ms) or leave callers blocked for hours, so it is

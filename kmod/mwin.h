@@ -136,6 +136,7 @@ extern unsigned int mwin_revoke_timeout_ms;
 extern bool mwin_anonymous;
 extern unsigned int mwin_max_anon_peers;
 extern unsigned int mwin_conn_rate;
+extern unsigned int mwin_max_monitors;
 extern char *mwin_devices;
 extern char *mwin_listen;
 
@@ -274,6 +275,9 @@ u32 mwin_obj_count(struct mwin_obj_type *type, const struct mwin_caller *c);
 void mwin_obj_put(struct mwin_obj *o);
 void mwin_obj_destroy_all(struct mwin_obj_type *type);
 bool mwin_obj_any(struct mwin_obj_type *type);
+unsigned long mwin_user_count(struct xarray *xa, kuid_t uid);
+int mwin_user_take(struct xarray *xa, kuid_t uid);
+void mwin_user_give_back(struct xarray *xa, kuid_t uid);
 int mwin_share_take(kuid_t uid, bool admin);
 void mwin_share_give_back(kuid_t uid);
 
