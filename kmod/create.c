@@ -41,6 +41,7 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 	mutex_init(&w->lock);
 	INIT_LIST_HEAD(&w->peer_node);
 	RB_CLEAR_NODE(&w->lease_node);
+	RB_CLEAR_NODE(&w->tenant_node);
 	INIT_LIST_HEAD(&w->reap_node);
 	verbs_init_window(w);
 	w->region = r;		/* the window holds the region from now on */

@@ -26,7 +26,8 @@
  *     leaves it in its teardown);
  *   - a tenant PD holds its tenant and device; a peer holds its tenant PD,
  *     and so does a window while it has an MR in it;
- *   - a window granted to a tenant holds the tenant;
+ *   - a window granted to a tenant holds the tenant; the tenant's tree of
+ *     windows holds none (a window leaves it at its release at the latest);
  *   - the tree of leases holds each window in it (lease.c), and so does
  *     the list of one-shot windows handed back, to be destroyed.
  *
@@ -54,7 +55,13 @@
  *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
  *   peer->lock (spinlock)          peer state, window list, rkey history
- *   tenant->lock (spinlock)        a tenant's settings, peers and counts
+ *   tenant->lock (spinlock)        a tenant's settings, peers and counts;
+ *                                  its tree of windows, which a window
+ *                                  joins and leaves under its own lock
+ *                                  (window_set_tenant()) or at its
+ *                                  release, and which is walked by id,
+ *                                  window by window, without holding it
+ *                                  (tenant_next_window())
  *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
@@ -446,6 +453,8 @@ struct mwin_tenant_pd {
  * @counters: of its peers and windows, not under @lock
  * @bytes_granted: bytes of the windows bound to it or its peers
  * @max_bytes: the most @bytes_granted may be; 0: no limit
+ * @windows: the windows granted to it, by id (window_set_tenant()), so
+ *	that re-granting and forgetting them walks these, not the module's
  * @pd_lock: @pds and their peer lists; a mutex: PDs are made under it
  * @pds: its PDs; of those not closed, one per device at most
  */
@@ -469,6 +478,7 @@ struct mwin_tenant {
 	struct mwin_counters counters;
 	u64 bytes_granted;
 	u64 max_bytes;
+	struct rb_root windows;
 	struct mutex pd_lock;		/* @pds, and each one's @peers */
 	struct list_head pds;
 };
@@ -600,6 +610,8 @@ struct mwin_window {
 	struct list_head peer_node;
 	/* granted to a tenant, referenced; NULL: granted to @peer alone */
 	struct mwin_tenant *tenant;
+	/* in @tenant's tree of windows, by id */
+	struct rb_node tenant_node;
 
 	/* fast-registration MR on peer->pd; NULL when unbound */
 	struct ib_mr *mr;
@@ -771,6 +783,7 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
 void window_forget_tenant(struct mwin_tenant *t);
+struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from);
 void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t);
 int window_find_grantee(const struct mwin_window_bind *arg,
 			const struct mwin_caller *c, struct mwin_peer **pp,
