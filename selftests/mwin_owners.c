@@ -538,21 +538,6 @@ TEST_F(monitors, a_user_holds_max_monitors)
 #define CHARGED		16
 #define RING_BYTES	(4096 * sizeof(struct mwin_event))
 
-static long cgroup_read(const char *file)
-{
-	char path[128];
-	long val = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), CGROUP "/%s", file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &val) != 1)
-		val = -1;
-	fclose(f);
-	return val;
-}
 
 static int cgroup_write(const char *path, const char *val)
 {
@@ -576,15 +561,15 @@ static int monitors_charged(void *arg)
 	int fds[CHARGED], i;
 
 	CHILD_CHECK(!cgroup_write(CGROUP "/cgroup.procs", "0"));
-	cur[0] = cgroup_read("memory.current");
+	cur[0] = test_read_long(CGROUP "/memory.current", -1);
 	for (i = 0; i < CHARGED; i++)
 		CHILD_CHECK((fds[i] = monitor_open()) >= 0);
-	cur[1] = cgroup_read("memory.current");
+	cur[1] = test_read_long(CGROUP "/memory.current", -1);
 	for (i = 0; i < CHARGED; i++)
 		close(fds[i]);
 	/* the rings go a grace period later */
 	for (i = 0; i < 200; i++) {
-		cur[2] = cgroup_read("memory.current");
+		cur[2] = test_read_long(CGROUP "/memory.current", -1);
 		if (cur[2] < cur[1] - (long)(CHARGED * RING_BYTES) / 2)
 			break;
 		usleep(10000);
