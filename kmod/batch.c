@@ -473,16 +473,17 @@ static bool batch_seen(struct mwin_batch_op *ops, unsigned int n, u32 id)
  * batch_alloc() - a batch of up to @n entries
  * @n: entries
  * @ops: with room for @n entries of its own, for batch_expire()
+ * @gfp: GFP_KERNEL_ACCOUNT for a caller's batch, charged to it
  */
-struct batch *batch_alloc(unsigned int n, bool ops)
+struct batch *batch_alloc(unsigned int n, bool ops, gfp_t gfp)
 {
-	struct batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct batch *b = kzalloc(sizeof(*b), gfp);
 
 	if (!b)
 		return NULL;
-	b->items = kvcalloc(n, sizeof(*b->items), GFP_KERNEL);
+	b->items = kvcalloc(n, sizeof(*b->items), gfp);
 	if (ops)
-		b->ops = kvcalloc(n, sizeof(*b->ops), GFP_KERNEL);
+		b->ops = kvcalloc(n, sizeof(*b->ops), gfp);
 	if (!b->items || (ops && !b->ops)) {
 		batch_free(b);
 		return NULL;
@@ -554,7 +555,7 @@ static void batch_run(struct batch *b, struct mwin_ucmd *ucmd,
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 		 unsigned int n, u32 *failed, struct mwin_obj **made)
 {
-	struct batch *b = batch_alloc(n, false);
+	struct batch *b = batch_alloc(n, false, GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 
 	if (!b)
@@ -584,7 +585,7 @@ int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
 void window_batch_end(struct mwin_obj **made, unsigned int n, bool reached)
 {
 	/* without it, the grants go out one SEND each */
-	struct mwin_peer **held = kcalloc(n, sizeof(*held), GFP_KERNEL);
+	struct mwin_peer **held = kcalloc(n, sizeof(*held), GFP_KERNEL_ACCOUNT);
 	struct mwin_window *w;
 	unsigned int i;
 

@@ -29,7 +29,7 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 		atomic_dec(&mwin_nr_windows);
 		return ERR_PTR(ret);
 	}
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w) {
 		mwin_share_give_back(ucmd->c.uid);
 		atomic_dec(&mwin_nr_windows);
@@ -41,6 +41,7 @@ window_alloc(struct mwin_ucmd *ucmd, struct mwin_region *r,
 	mutex_init(&w->lock);
 	INIT_LIST_HEAD(&w->peer_node);
 	RB_CLEAR_NODE(&w->lease_node);
+	RB_CLEAR_NODE(&w->tenant_node);
 	INIT_LIST_HEAD(&w->reap_node);
 	INIT_WORK(&w->victim_work, window_victim_regrant);
 	verbs_init_window(w);

@@ -212,13 +212,10 @@ out:
  */
 void window_forget_tenant(struct mwin_tenant *t)
 {
-	struct mwin_obj *o;
-	u32 id = 0;
+	struct mwin_window *w;
+	u64 from = 0;
 
-	while ((o = mwin_obj_find(&mwin_window_type, &id, true,
-				  &mwin_module_caller))) {
-		struct mwin_window *w = to_window(o);
-
+	while ((w = tenant_next_window(t, &from))) {
 		window_lock(w);
 		if (w->tenant == t)
 			window_set_tenant(w, NULL);

@@ -51,7 +51,7 @@ static int mwin_info_devs(struct mwin_info *info)
 	if (info->devs)
 		cap = min(info->nr_devs, n);
 	if (cap) {
-		di = kcalloc(cap, sizeof(*di), GFP_KERNEL);
+		di = kcalloc(cap, sizeof(*di), GFP_KERNEL_ACCOUNT);
 		if (!di) {
 			mutex_unlock(&mwin_devs_lock);
 			return -ENOMEM;
@@ -284,8 +284,8 @@ static int mwin_cmd_window_batch(struct mwin_ucmd *ucmd)
 	    usize < MWIN_BATCH_OP_SIZE_VER0 ||
 	    usize > MWIN_BATCH_OP_MAX_SIZE)
 		return -EINVAL;
-	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
-	made = kcalloc(n, sizeof(*made), GFP_KERNEL);
+	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL_ACCOUNT);
+	made = kcalloc(n, sizeof(*made), GFP_KERNEL_ACCOUNT);
 	if (!ops || !made) {
 		ret = -ENOMEM;
 		goto out;

@@ -250,7 +250,8 @@ static enum hrtimer_restart lease_timer_fn(struct hrtimer *timer)
 
 int lease_init(void)
 {
-	lease_batch = batch_alloc(MWIN_BATCH_MAX, true);
+	/* the module's own, not its loader's */
+	lease_batch = batch_alloc(MWIN_BATCH_MAX, true, GFP_KERNEL);
 	if (!lease_batch)
 		return -ENOMEM;
 	INIT_WORK(&lease_work, lease_work_fn);

@@ -32,6 +32,11 @@ unsigned int mwin_max_half_open = 64;
 module_param_named(max_half_open, mwin_max_half_open, uint, 0644);
 MODULE_PARM_DESC(max_half_open, "Connections that may be in their handshake at once, apart from max_peers");
 
+unsigned int mwin_max_monitors = 8;
+module_param_named(max_monitors, mwin_max_monitors, uint, 0644);
+MODULE_PARM_DESC(max_monitors,
+		 "Monitors one user may hold at once (0: no limit)");
+
 /*
  * Parameters that bound a wait. A value out of range would break every
  * window operation (0 ms) or leave callers blocked for hours, so it is
@@ -246,6 +251,7 @@ static void __exit mwin_exit(void)
 	mwin_obj_destroy_all(&mwin_tenant_type);
 	destroy_workqueue(mwin_wq);
 	WARN_ON(mwin_obj_any(&mwin_peer_type));
+	rcu_barrier();		/* monitors are freed by call_rcu() */
 	pr_info("mwin: unloaded\n");
 }
 

@@ -26,9 +26,19 @@
  *     leaves it in its teardown);
  *   - a tenant PD holds its tenant and device; a peer holds its tenant PD,
  *     and so does a window while it has an MR in it;
- *   - a window granted to a tenant holds the tenant;
+ *   - a window granted to a tenant holds the tenant; the tenant's tree of
+ *     windows holds none (a window leaves it at its release at the latest);
  *   - the tree of leases holds each window in it (lease.c), and so does
  *     the list of one-shot windows handed back, to be destroyed.
+ *
+ * Memory
+ *   What a call allocates for the caller's objects (its open file, regions
+ *   and their page arrays and DMA maps, windows and their scatter lists,
+ *   batches, tenants, a monitor's ring) is charged to the caller's memory
+ *   cgroup (GFP_KERNEL_ACCOUNT), so that a cgroup's limit bounds what its
+ *   tasks make the module hold. What a connection allocates in CM or
+ *   device context (peers, tenant PDs, devices) has no such owner and is
+ *   not charged.
  *
  * A file's obj_lock (object.c) is innermost: nothing is taken under it.
  *
@@ -45,7 +55,13 @@
  *   dev->lock (spinlock)           a device's peer list
  *   peer->send_lock (spinlock)     message sequence and send slots
  *   peer->lock (spinlock)          peer state, window list, rkey history
- *   tenant->lock (spinlock)        a tenant's settings, peers and counts
+ *   tenant->lock (spinlock)        a tenant's settings, peers and counts;
+ *                                  its tree of windows, which a window
+ *                                  joins and leaves under its own lock
+ *                                  (window_set_tenant()) or at its
+ *                                  release, and which is walked by id,
+ *                                  window by window, without holding it
+ *                                  (tenant_next_window())
  *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
@@ -129,6 +145,7 @@ extern unsigned int mwin_revoke_timeout_ms;
 extern bool mwin_anonymous;
 extern unsigned int mwin_max_anon_peers;
 extern unsigned int mwin_conn_rate;
+extern unsigned int mwin_max_monitors;
 extern char *mwin_devices;
 extern char *mwin_listen;
 
@@ -204,6 +221,7 @@ struct mwin_caller {
 };
 
 struct mwin_obj;
+struct mwin_events;
 
 /**
  * struct mwin_obj_type - one kind of object, and what object.c does with it
@@ -266,6 +284,9 @@ u32 mwin_obj_count(struct mwin_obj_type *type, const struct mwin_caller *c);
 void mwin_obj_put(struct mwin_obj *o);
 void mwin_obj_destroy_all(struct mwin_obj_type *type);
 bool mwin_obj_any(struct mwin_obj_type *type);
+unsigned long mwin_user_count(struct xarray *xa, kuid_t uid);
+int mwin_user_take(struct xarray *xa, kuid_t uid);
+void mwin_user_give_back(struct xarray *xa, kuid_t uid);
 int mwin_share_take(kuid_t uid, bool admin);
 void mwin_share_give_back(kuid_t uid);
 
@@ -276,24 +297,16 @@ static inline void mwin_obj_get(struct mwin_obj *o)
 
 /*
  * Per open file: its opener, its MWIN_CREATE_FD_OWNED objects, and a
- * monitor's event ring (events.c). Each of those objects holds a
- * reference: one being destroyed elsewhere still takes itself off
- * @objects after the file was released.
+ * monitor (events.c). Each of those objects holds a reference: one being
+ * destroyed elsewhere still takes itself off @objects after the file was
+ * released.
  */
 struct mwin_file {
 	struct kref kref;
 	const struct cred *cred;	/* the opener's, as long as the file */
 	spinlock_t obj_lock;		/* @objects */
 	struct list_head objects;	/* published ones, newest last */
-	struct mwin_caller ev_caller;	/* whose events the monitor gets */
-	struct list_head ev_node;
-	spinlock_t ev_lock;		/* the ring; taken in any context */
-	wait_queue_head_t ev_wait;
-	struct mwin_event *ev_ring;
-	unsigned int ev_head;
-	unsigned int ev_count;
-	u32 ev_lost;
-	u64 ev_seq;
+	struct mwin_events *ev;		/* set once, by MWIN_MONITOR */
 };
 
 struct mwin_file *mwin_file_alloc(const struct cred *cred);
@@ -446,6 +459,8 @@ struct mwin_tenant_pd {
  * @counters: of its peers and windows, not under @lock
  * @bytes_granted: bytes of the windows bound to it or its peers
  * @max_bytes: the most @bytes_granted may be; 0: no limit
+ * @windows: the windows granted to it, by id (window_set_tenant()), so
+ *	that re-granting and forgetting them walks these, not the module's
  * @pd_lock: @pds and their peer lists; a mutex: PDs are made under it
  * @pds: its PDs; of those not closed, one per device at most
  */
@@ -470,6 +485,7 @@ struct mwin_tenant {
 	struct mwin_counters counters;
 	u64 bytes_granted;
 	u64 max_bytes;
+	struct rb_root windows;
 	struct mutex pd_lock;		/* @pds, and each one's @peers */
 	struct list_head pds;
 };
@@ -606,6 +622,8 @@ struct mwin_window {
 	struct list_head peer_node;
 	/* granted to a tenant, referenced; NULL: granted to @peer alone */
 	struct mwin_tenant *tenant;
+	/* in @tenant's tree of windows, by id */
+	struct rb_node tenant_node;
 
 	/* fast-registration MR on peer->pd; NULL when unbound */
 	struct ib_mr *mr;
@@ -731,7 +749,7 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* batch.c */
 struct batch;
-struct batch *batch_alloc(unsigned int n, bool ops);
+struct batch *batch_alloc(unsigned int n, bool ops, gfp_t gfp);
 void batch_free(struct batch *b);
 struct mwin_window_bind batch_bind_of(const struct mwin_batch_op *op);
 int window_batch(struct mwin_ucmd *ucmd, struct mwin_batch_op *ops,
@@ -787,6 +805,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
 void window_victim_regrant(struct work_struct *work);
 void window_forget_tenant(struct mwin_tenant *t);
+struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from);
 void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t);
 int window_find_grantee(const struct mwin_window_bind *arg,
 			const struct mwin_caller *c, struct mwin_peer **pp,

@@ -43,6 +43,37 @@ bool mwin_obj_visible(const struct mwin_obj *o, const struct mwin_caller *c)
 }
 
 /*
+ * Per-user counts: a value in @xa keyed by uid, under the caller's lock
+ * (the windows each user holds here, its monitors in events.c).
+ */
+unsigned long mwin_user_count(struct xarray *xa, kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+
+	return xa_to_value(xa_load(xa, key) ?: xa_mk_value(0));
+}
+
+int mwin_user_take(struct xarray *xa, kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+
+	return xa_err(xa_store(xa, key,
+			       xa_mk_value(mwin_user_count(xa, uid) + 1),
+			       GFP_KERNEL));
+}
+
+void mwin_user_give_back(struct xarray *xa, kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+	unsigned long n = mwin_user_count(xa, uid);
+
+	if (n > 1)	/* replaces an entry: allocates nothing */
+		xa_store(xa, key, xa_mk_value(n - 1), GFP_KERNEL);
+	else
+		xa_erase(xa, key);
+}
+
+/*
  * Shares. A user without CAP_SYS_ADMIN may hold at most half of
  * max_windows, so that it cannot keep the other users from making any.
  * Every window counts against its owner, an administrator's too, whose
@@ -53,33 +84,20 @@ static DEFINE_XARRAY(mwin_user_windows);	/* uid -> windows, as a value */
 
 int mwin_share_take(kuid_t uid, bool admin)
 {
-	unsigned long key = from_kuid(&init_user_ns, uid);
-	unsigned long n;
-	int ret = 0;
+	int ret = -ENOSPC;
 
 	mutex_lock(&mwin_shares_lock);
-	n = xa_to_value(xa_load(&mwin_user_windows, key) ?: xa_mk_value(0));
-	if (!admin && n >= READ_ONCE(mwin_max_windows) / 2)
-		ret = -ENOSPC;
-	else
-		ret = xa_err(xa_store(&mwin_user_windows, key,
-				      xa_mk_value(n + 1), GFP_KERNEL));
+	if (admin || mwin_user_count(&mwin_user_windows, uid) <
+		     READ_ONCE(mwin_max_windows) / 2)
+		ret = mwin_user_take(&mwin_user_windows, uid);
 	mutex_unlock(&mwin_shares_lock);
 	return ret;
 }
 
 void mwin_share_give_back(kuid_t uid)
 {
-	unsigned long key = from_kuid(&init_user_ns, uid);
-	unsigned long n;
-
 	mutex_lock(&mwin_shares_lock);
-	n = xa_to_value(xa_load(&mwin_user_windows, key) ?: xa_mk_value(1));
-	if (n > 1)	/* replaces an entry: allocates nothing */
-		xa_store(&mwin_user_windows, key, xa_mk_value(n - 1),
-			 GFP_KERNEL);
-	else
-		xa_erase(&mwin_user_windows, key);
+	mwin_user_give_back(&mwin_user_windows, uid);
 	mutex_unlock(&mwin_shares_lock);
 }
 
@@ -87,7 +105,7 @@ void mwin_share_give_back(kuid_t uid)
 
 struct mwin_file *mwin_file_alloc(const struct cred *cred)
 {
-	struct mwin_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct mwin_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return NULL;
@@ -95,8 +113,6 @@ struct mwin_file *mwin_file_alloc(const struct cred *cred)
 	f->cred = cred;
 	spin_lock_init(&f->obj_lock);
 	INIT_LIST_HEAD(&f->objects);
-	spin_lock_init(&f->ev_lock);
-	init_waitqueue_head(&f->ev_wait);
 	return f;
 }
 

@@ -144,7 +144,7 @@ static int region_alloc_pages(struct mwin_region *r)
 				   ilog2(r->npages));
 	int ret;
 
-	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
 	if (!r->pages)
 		return -ENOMEM;
 	for (;; order--) {
@@ -192,7 +192,7 @@ int region_create(struct mwin_ucmd *ucmd)
 	if (!arg->length || arg->length > MWIN_REGION_MAX_BYTES)
 		return -EINVAL;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
@@ -295,7 +295,7 @@ static struct mwin_region_map *region_new_map(struct mwin_region *r,
 	struct mwin_region_map *map;
 	size_t bytes;
 
-	map = kvzalloc(struct_size(map, dma, n), GFP_KERNEL);
+	map = kvzalloc(struct_size(map, dma, n), GFP_KERNEL_ACCOUNT);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
 	map->dev = dev;
@@ -579,7 +579,7 @@ static int region_windows(struct mwin_region *r, struct mwin_window ***ws,
 	*ws = NULL;
 	mutex_lock(&r->lock);
 	if (r->nr_windows)
-		*ws = kvmalloc_array(r->nr_windows, sizeof(**ws), GFP_KERNEL);
+		*ws = kvmalloc_array(r->nr_windows, sizeof(**ws), GFP_KERNEL_ACCOUNT);
 	if (r->nr_windows && !*ws) {
 		mutex_unlock(&r->lock);
 		return -ENOMEM;

@@ -248,6 +248,7 @@ int tenant_create(struct mwin_ucmd *ucmd)
 	INIT_LIST_HEAD(&t->node);
 	mutex_init(&t->pd_lock);
 	INIT_LIST_HEAD(&t->pds);
+	t->windows = RB_ROOT;
 	memcpy(t->name, ti->name, sizeof(t->name));
 	ret = tenant_apply(t, ti, MWIN_TENANT_SET_ALL);
 	if (!ret)

@@ -308,14 +308,13 @@ void tenant_pd_tell_revoke(struct mwin_tenant_pd *tpd, struct mwin_window *w,
  */
 void tenant_regrant(struct mwin_peer *p)
 {
-	struct mwin_obj *o;
-	u32 id = 0;
+	struct mwin_window *w;
+	u64 from = 0;
 
 	while (peer_takes_grants(p) &&
-	       (o = mwin_obj_find(&mwin_window_type, &id, true,
-				  &mwin_module_caller))) {
-		window_regrant(container_of(o, struct mwin_window, obj), p);
-		mwin_obj_put(o);
+	       (w = tenant_next_window(p->tenant, &from))) {
+		window_regrant(w, p);
+		window_put(w);
 	}
 }
 

@@ -49,7 +49,7 @@ static int verbs_alloc_sgl(struct mwin_window *w, u32 pages)
 
 	if (w->sgl_cap >= pages)
 		return 0;
-	sgl = kvmalloc_array(pages, sizeof(*sgl), GFP_KERNEL);
+	sgl = kvmalloc_array(pages, sizeof(*sgl), GFP_KERNEL_ACCOUNT);
 	if (!sgl)
 		return -ENOMEM;
 	sg_init_table(sgl, pages);

@@ -82,8 +82,7 @@ static void window_release(struct mwin_obj *o)
 	struct mwin_window *w = to_window(o);
 
 	WARN_ON(w->mr || w->peer || !RB_EMPTY_NODE(&w->lease_node));
-	if (w->tenant)
-		tenant_put(w->tenant);
+	window_set_tenant(w, NULL);
 	kvfree(w->sgl);
 	region_put(w->region);
 	atomic_dec(&mwin_nr_windows);
@@ -198,17 +197,74 @@ static void window_count_revoke(struct mwin_window *w)
 	mwin_count(w->peer, MWIN_STAT_REVOKES, 1);
 }
 
-/* Grant @w to @t (NULL: to its peer alone). */
+static bool window_id_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct mwin_window, tenant_node)->obj.id <
+	       rb_entry(b, struct mwin_window, tenant_node)->obj.id;
+}
+
+/*
+ * Grant @w to @t (NULL: to its peer alone). With @w's lock held, or at
+ * its release: nobody else moves it between tenants' trees meanwhile.
+ */
 void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
 {
-	if (w->tenant == t)
+	struct mwin_tenant *old = w->tenant;
+
+	if (old == t)
 		return;
-	if (t)
+	if (t) {
 		mwin_obj_get(&t->obj);
-	if (w->tenant)
-		tenant_put(w->tenant);
+		spin_lock(&t->lock);
+		rb_add(&w->tenant_node, &t->windows, window_id_less);
+		spin_unlock(&t->lock);
+	}
+	if (old) {
+		spin_lock(&old->lock);
+		rb_erase(&w->tenant_node, &old->windows);
+		spin_unlock(&old->lock);
+		tenant_put(old);
+	}
 	w->tenant = t;
 	w->waiting = false;
+}
+
+/**
+ * tenant_next_window() - @t's window of the lowest id from *@from on
+ * @t: the tenant
+ * @from: where to start; out: past the window found
+ *
+ * The tenant's lock is held for the lookup alone, so the caller can lock
+ * each window found; by id, a window that left the tree meanwhile does
+ * not lose the walk its place. One on its way out (no reference left) is
+ * skipped.
+ *
+ * Return: the window, referenced, or NULL when there is none.
+ */
+struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from)
+{
+	struct rb_node *n, *first = NULL;
+	struct mwin_window *w = NULL;
+
+	spin_lock(&t->lock);
+	for (n = t->windows.rb_node; n;) {
+		w = rb_entry(n, struct mwin_window, tenant_node);
+		if (w->obj.id >= *from) {
+			first = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	for (w = NULL, n = first; n && !w; n = rb_next(n)) {
+		w = rb_entry(n, struct mwin_window, tenant_node);
+		if (!kref_get_unless_zero(&w->obj.kref))
+			w = NULL;
+	}
+	spin_unlock(&t->lock);
+	if (w)
+		*from = (u64)w->obj.id + 1;
+	return w;
 }
 
 /*

@@ -5,7 +5,8 @@
  * call that names it fails with ENOENT and changes nothing, listings and
  * counts leave it out, a monitor hears nothing of it. CAP_SYS_ADMIN sees
  * everything. A region's pinned pages are charged to its owner's
- * RLIMIT_MEMLOCK.
+ * RLIMIT_MEMLOCK. A user, root too, may hold max_monitors monitors at once,
+ * and a monitor's queue is charged to its caller's memory cgroup.
  *
  * Users are real: children that setresuid() to USER_A or USER_B, which
  * drops every capability, with /dev/mwin opened to them (mode 0666) for
@@ -13,6 +14,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -414,6 +417,204 @@ TEST_F(owners, memlock_charges_the_owner)
 		_exit(memlock_as_root(NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Monitors: the limit per user, and what a monitor's queue is charged to. */
+
+#define MONITORS	3
+
+FIXTURE(monitors)
+{
+	mode_t mode;
+	unsigned long max;
+};
+
+FIXTURE_SETUP(monitors)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(MWIN_DEV_PATH, &st));
+	self->mode = st.st_mode & 07777;
+	ASSERT_EQ(0, chmod(MWIN_DEV_PATH, 0666));
+	self->max = test_param("max_monitors");
+	ASSERT_EQ(8, self->max);	/* the documented default */
+	ASSERT_EQ(0, test_set_param("max_monitors", MONITORS));
+}
+
+FIXTURE_TEARDOWN(monitors)
+{
+	test_set_param("max_monitors", self->max);
+	chmod(MWIN_DEV_PATH, self->mode);
+}
+
+/* A monitor on a new read-only open (read access is enough), or -errno. */
+static int monitor_open(void)
+{
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+	int fd = open(MWIN_DEV_PATH, O_RDONLY | O_NONBLOCK);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = mwin_ioctl(fd, MWIN_MONITOR, &mon);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* A monitor reads EAGAIN when it has nothing; any other file EINVAL. */
+static int monitor_read_errno(int fd)
+{
+	struct mwin_event ev;
+
+	return read(fd, &ev, sizeof(ev)) < 0 ? errno : 0;
+}
+
+/*
+ * The caller's user holds MONITORS monitors; one more fails with EMFILE
+ * and leaves its file no monitor; closing one lets it start. Also what a
+ * child of as_user() runs: 0, or the line that failed.
+ */
+static int monitor_limit(void *arg)
+{
+	struct mwin_monitor mon = { .size = sizeof(mon) };
+	int fds[MONITORS], extra, i;
+
+	for (i = 0; i < MONITORS; i++) {
+		fds[i] = monitor_open();
+		CHILD_CHECK(fds[i] >= 0);
+	}
+	extra = open(MWIN_DEV_PATH, O_RDONLY | O_NONBLOCK);
+	CHILD_CHECK(extra >= 0);
+	CHILD_CHECK(mwin_ioctl(extra, MWIN_MONITOR, &mon) == -EMFILE);
+	CHILD_CHECK(monitor_read_errno(extra) == EINVAL);
+	CHILD_CHECK(mwin_ioctl(extra, MWIN_MONITOR, &mon) == -EMFILE);
+	/* again on a monitor: nothing, and no second count */
+	CHILD_CHECK(!mwin_ioctl(fds[0], MWIN_MONITOR, &mon));
+	CHILD_CHECK(monitor_read_errno(fds[0]) == EAGAIN);
+	close(fds[0]);
+	CHILD_CHECK(!mwin_ioctl(extra, MWIN_MONITOR, &mon));
+	CHILD_CHECK(monitor_read_errno(extra) == EAGAIN);
+	fds[0] = monitor_open();
+	CHILD_CHECK(fds[0] == -EMFILE);
+	close(extra);
+	for (i = 1; i < MONITORS; i++)
+		close(fds[i]);
+	return 0;
+}
+
+TEST_F(monitors, root_holds_max_monitors)
+{
+	int fds[MONITORS + 1], i;
+
+	EXPECT_EQ(0, monitor_limit(NULL));
+	/* all given back at close; 0 lifts the limit */
+	ASSERT_EQ(0, test_set_param("max_monitors", 0));
+	for (i = 0; i <= MONITORS; i++)
+		EXPECT_LE(0, fds[i] = monitor_open());
+	for (i = 0; i <= MONITORS; i++)
+		close(fds[i]);
+}
+
+/* Counted per user: root's monitors leave user A its own. */
+TEST_F(monitors, a_user_holds_max_monitors)
+{
+	int fds[MONITORS], i;
+
+	for (i = 0; i < MONITORS; i++)
+		ASSERT_LE(0, fds[i] = monitor_open());
+	EXPECT_EQ(0, as_user(USER_A, monitor_limit, NULL));
+	EXPECT_EQ(0, as_user(USER_B, monitor_limit, NULL));
+	EXPECT_EQ(-EMFILE, monitor_open());
+	for (i = 0; i < MONITORS; i++)
+		close(fds[i]);
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP		CGROUP_ROOT "/mwin-monitors"
+/* far above what a CPU's charge cache (64 pages) hides */
+#define CHARGED		16
+#define RING_BYTES	(4096 * sizeof(struct mwin_event))
+
+
+static int cgroup_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * In the cgroup: what CHARGED monitors add to memory.current, and take
+ * back when closed. Written to @arg: before, with them, after.
+ */
+static int monitors_charged(void *arg)
+{
+	long *cur = arg;
+	int fds[CHARGED], i;
+
+	CHILD_CHECK(!cgroup_write(CGROUP "/cgroup.procs", "0"));
+	cur[0] = test_read_long(CGROUP "/memory.current", -1);
+	for (i = 0; i < CHARGED; i++)
+		CHILD_CHECK((fds[i] = monitor_open()) >= 0);
+	cur[1] = test_read_long(CGROUP "/memory.current", -1);
+	for (i = 0; i < CHARGED; i++)
+		close(fds[i]);
+	/* the rings go a grace period later */
+	for (i = 0; i < 200; i++) {
+		cur[2] = test_read_long(CGROUP "/memory.current", -1);
+		if (cur[2] < cur[1] - (long)(CHARGED * RING_BYTES) / 2)
+			break;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* A monitor's queue is charged to the memory cgroup of its caller. */
+TEST_F(monitors, queue_charged_to_memory_cgroup)
+{
+	bool mounted = false;
+	long *cur;
+	pid_t pid;
+	int status;
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+			SKIP(return, "no cgroup v2: %s", strerror(errno));
+		mounted = true;
+	}
+	if (cgroup_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CGROUP, 0755) && errno != EEXIST)) {
+		if (mounted)
+			umount(CGROUP_ROOT);
+		SKIP(return, "no memory controller");
+	}
+	cur = mmap(NULL, 3 * sizeof(*cur), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, cur);
+	ASSERT_EQ(0, test_set_param("max_monitors", CHARGED));
+	pid = fork();
+	if (pid == 0)
+		_exit(monitors_charged(cur));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TH_LOG("memory.current %ld, %ld with %d monitors, %ld after",
+	       cur[0], cur[1], CHARGED, cur[2]);
+	EXPECT_LE(0, cur[0]);
+	/* each ring, less what the charge caches of two CPUs may hide */
+	EXPECT_LE(cur[0] + (long)(CHARGED * RING_BYTES) - 512 * 1024, cur[1]);
+	EXPECT_GE(cur[1] - (long)(CHARGED * RING_BYTES) + 512 * 1024, cur[2]);
+	EXPECT_EQ(0, rmdir(CGROUP));
+	if (mounted)
+		umount(CGROUP_ROOT);
+	munmap(cur, 3 * sizeof(*cur));
 }
 
 TEST_HARNESS_MAIN

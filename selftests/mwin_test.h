@@ -210,21 +210,27 @@ static inline uint32_t test_window_state(int fd, uint32_t id)
 	return wi.state;
 }
 
+/* The number file @path holds, or @err when it cannot be read. */
+static inline long test_read_long(const char *path, long err)
+{
+	long val;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return err;
+	if (fscanf(f, "%ld", &val) != 1)
+		val = err;
+	fclose(f);
+	return val;
+}
+
 /* A module parameter's value, from sysfs; 0 when it cannot be read. */
 static inline unsigned long test_param(const char *name)
 {
-	unsigned long val = 0;
 	char path[128];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/mwin/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu", &val) != 1)
-		val = 0;
-	fclose(f);
-	return val;
+	return test_read_long(path, 0);
 }
 
 /* Set a module parameter; 0 or -errno. */

@@ -765,7 +765,15 @@ struct mwin_event {
  * @flags: must be 0
  *
  * The file gets every peer event, and the events about the windows the
- * caller of MWIN_MONITOR may see (all of them with CAP_SYS_ADMIN).
+ * caller of MWIN_MONITOR may see (all of them with CAP_SYS_ADMIN). It
+ * counts against its opener's user, root's too, until the file is
+ * closed: one user may hold the module parameter max_monitors monitors
+ * at once (8 by default, 0 for no limit). Calling it again on a monitor
+ * does nothing and returns 0. The ring (160 KiB) is charged to the
+ * caller's memory cgroup.
+ *
+ * Errors: EINVAL (@flags); EMFILE (the opener's user holds max_monitors
+ * monitors already: the file stays no monitor); ENOMEM.
  */
 struct mwin_monitor {
 	__u32 size;
