@@ -186,12 +186,18 @@ void window_regrant(struct mwin_window *w, struct mwin_peer *p)
 	bool replaced;
 	u32 old_rkey;
 
+	bool told;
+
 	window_lock(w);
+	/* from here on @p hears of @w as its other grantees do */
+	told = READ_ONCE(p->regrant_mark) > w->obj.id;
+	if (!told)
+		WRITE_ONCE(p->regrant_mark, (u64)w->obj.id + 1);
 	if (w->dead || !w->granted || !w->tenant || w->tenant != p->tenant)
 		goto out;
 	if (w->peer) {
 		/* p's teardown may be under way: its PD then matches none */
-		if (w->peer->tpd == READ_ONCE(p->tpd) &&
+		if (!told && w->peer->tpd == READ_ONCE(p->tpd) &&
 		    w->state == MWIN_WINDOW_BOUND)
 			peer_send_grant(p, w, NULL);
 	} else if (w->waiting &&
@@ -215,7 +221,7 @@ void window_forget_tenant(struct mwin_tenant *t)
 	struct mwin_window *w;
 	u64 from = 0;
 
-	while ((w = tenant_next_window(t, &from))) {
+	while ((w = tenant_next_window(t, &from, NULL))) {
 		window_lock(w);
 		if (w->tenant == t)
 			window_set_tenant(w, NULL);

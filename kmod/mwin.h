@@ -503,6 +503,13 @@ struct mwin_peer {
 	int qp_access;
 	/* tells a proved peer of its tenant's windows (tenant_regrant()) */
 	struct work_struct regrant_work;
+	/*
+	 * Its tenant's windows of lower ids were granted to it by its first
+	 * tenant_regrant(), U64_MAX once that is over: of the others' grants
+	 * and revokes it hears only then, so that it hears of none twice.
+	 * Under the lock of the window it is compared with.
+	 */
+	u64 regrant_mark;
 	/* what the peer's proof must be: computed at accept, see admit.c */
 	u8 proof[MWIN_WIRE_PROOF_LEN];
 	/* its handshake's bound: auth_timeout_ms from its request */
@@ -805,7 +812,8 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
 void window_victim_regrant(struct work_struct *work);
 void window_forget_tenant(struct mwin_tenant *t);
-struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from);
+struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from,
+				       u64 *none);
 void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t);
 int window_find_grantee(const struct mwin_window_bind *arg,
 			const struct mwin_caller *c, struct mwin_peer **pp,

@@ -270,8 +270,16 @@ struct mwin_peer *tenant_carrier(struct mwin_tenant *t)
 
 /*
  * A tenant window's grant and revokes go to each proved connection in its
- * PD; one that proves its key later is told by tenant_regrant().
+ * PD that tenant_regrant() told of it, or will not: one that proves its
+ * key later is told by tenant_regrant(), once. Under @w->lock.
  */
+static bool tenant_pd_tells(const struct mwin_peer *p,
+			    const struct mwin_window *w)
+{
+	return test_bit(MWIN_PEER_AUTHENTIC, &p->flags) &&
+	       READ_ONCE(p->regrant_mark) > w->obj.id;
+}
+
 void tenant_pd_tell_grant(struct mwin_tenant_pd *tpd, struct mwin_window *w,
 			  const u32 *replaced)
 {
@@ -279,7 +287,7 @@ void tenant_pd_tell_grant(struct mwin_tenant_pd *tpd, struct mwin_window *w,
 
 	mutex_lock(&tpd->tenant->pd_lock);
 	list_for_each_entry(p, &tpd->peers, tpd_node)
-		if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
+		if (tenant_pd_tells(p, w))
 			peer_send_grant(p, w, replaced);
 	mutex_unlock(&tpd->tenant->pd_lock);
 }
@@ -293,7 +301,7 @@ void tenant_pd_tell_revoke(struct mwin_tenant_pd *tpd, struct mwin_window *w,
 
 	mutex_lock(&tpd->tenant->pd_lock);
 	list_for_each_entry(p, &tpd->peers, tpd_node)
-		if (p != not && test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
+		if (p != not && tenant_pd_tells(p, w))
 			peer_send_revoke(p, w, rkey, why);
 	mutex_unlock(&tpd->tenant->pd_lock);
 }
@@ -312,7 +320,8 @@ void tenant_regrant(struct mwin_peer *p)
 	u64 from = 0;
 
 	while (peer_takes_grants(p) &&
-	       (w = tenant_next_window(p->tenant, &from))) {
+	       (w = tenant_next_window(p->tenant, &from,
+					&p->regrant_mark))) {
 		window_regrant(w, p);
 		window_put(w);
 	}

@@ -233,6 +233,9 @@ void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
  * tenant_next_window() - @t's window of the lowest id from *@from on
  * @t: the tenant
  * @from: where to start; out: past the window found
+ * @none: if not NULL, set to U64_MAX when there is none, under the lock
+ *	that a window joining the tree takes (see struct mwin_peer's
+ *	regrant_mark)
  *
  * The tenant's lock is held for the lookup alone, so the caller can lock
  * each window found; by id, a window that left the tree meanwhile does
@@ -241,7 +244,8 @@ void window_set_tenant(struct mwin_window *w, struct mwin_tenant *t)
  *
  * Return: the window, referenced, or NULL when there is none.
  */
-struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from)
+struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from,
+				       u64 *none)
 {
 	struct rb_node *n, *first = NULL;
 	struct mwin_window *w = NULL;
@@ -261,6 +265,8 @@ struct mwin_window *tenant_next_window(struct mwin_tenant *t, u64 *from)
 		if (!kref_get_unless_zero(&w->obj.kref))
 			w = NULL;
 	}
+	if (!w && none)
+		WRITE_ONCE(*none, U64_MAX);
 	spin_unlock(&t->lock);
 	if (w)
 		*from = (u64)w->obj.id + 1;
