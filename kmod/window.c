@@ -423,6 +423,27 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 	return ret;
 }
 
+/**
+ * window_chain_failed() - a grant's chain ended with @ret before it bound @w
+ * @w: window, as window_bind_prep() left it
+ * @regrant: see window_bind_undo()
+ * @inv: the chain's LOCAL_INV killed a live rkey
+ * @ret: its error (verbs_register())
+ *
+ * How a grant that did not bind ends: nothing posted (-EINTR, -EAGAIN) is
+ * undone at once, leaving the peer alone. Any other error is a failed
+ * operation (window_op_failed()).
+ *
+ * Return: the call's result: @ret or window_op_failed()'s.
+ */
+int window_chain_failed(struct mwin_window *w, bool regrant, bool inv,
+			int ret)
+{
+	if (ret == -EINTR || ret == -EAGAIN)
+		return window_bind_undo(w, regrant, inv, ret);
+	return window_op_failed(w, ret, inv);
+}
+
 /* @w's LOCAL_INV completed: its rkey is dead, for reason @why. */
 void window_invalidated(struct mwin_window *w, enum mwin_wire_reason why)
 {
@@ -656,10 +677,8 @@ int window_bind(struct mwin_window *w, struct mwin_peer *p,
 	if (key < 0)
 		return key;
 	ret = verbs_register(w, key, access, inv);
-	if (ret == -EINTR)	/* nothing was posted */
-		return window_bind_undo(w, regrant, inv, ret);
 	if (ret)
-		return window_op_failed(w, ret, inv);
+		return window_chain_failed(w, regrant, inv, ret);
 
 	window_bound(w, access, inv);
 	*replaced = inv;
