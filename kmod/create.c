@@ -175,10 +175,11 @@ out_region:
  * @ret: 0, or verbs_register()'s error
  *
  * Drops @w->lock. The window is published and its grant sent when it is
- * finalized, once the caller has its id. A failed one dies unpublished
+ * finalized, once the caller has its id. A failed one dies unpublished;
+ * its MR, when a killed caller left its REG_MR on the device, with it
  * (window_chain_failed()).
  *
- * Return: 0, or the error.
+ * Return: 0, or the error (-EINTR for a killed caller's).
  */
 int window_create_end(struct mwin_ucmd *ucmd, struct mwin_window *w,
 		      struct mwin_window_bind *arg, int ret)

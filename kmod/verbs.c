@@ -33,14 +33,39 @@ static void verbs_last_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS && !w->wc_status)
 		w->wc_status = wc->status;
+#ifdef MWIN_TEST
+	if (mwin_test_later(MWIN_TEST_HOLD_DONE, &w->test_done))
+		return;
+#endif
 	complete(&w->done);
 }
+
+#ifdef MWIN_TEST
+/*
+ * MWIN_TEST_HOLD_DONE: the completion reaches the caller late. Its waiter,
+ * or verbs_abandoned(), holds the window until then: the test keeps the
+ * delay below op_timeout_ms.
+ */
+static void verbs_test_done(struct work_struct *work)
+{
+	struct mwin_window *w = container_of(to_delayed_work(work),
+					     struct mwin_window, test_done);
+
+	complete(&w->done);
+}
+#endif
+
+static void verbs_abandoned(struct work_struct *work);
 
 void verbs_init_window(struct mwin_window *w)
 {
 	init_completion(&w->done);
 	w->inv_cqe.done = verbs_first_done;
 	w->reg_cqe.done = verbs_last_done;
+	INIT_WORK(&w->abandon_work, verbs_abandoned);
+#ifdef MWIN_TEST
+	INIT_DELAYED_WORK(&w->test_done, verbs_test_done);
+#endif
 }
 
 static int verbs_alloc_sgl(struct mwin_window *w, u32 pages)
@@ -465,7 +490,7 @@ int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 
 /*
  * The end of a chain verbs_run() posted, once verbs_wait() returned @left
- * (> 0: completed, 0: not in time, < 0: the caller was killed).
+ * (> 0: completed, 0: not in time).
  */
 static int verbs_end(struct mwin_window *w, long left, bool revokes)
 {
@@ -475,8 +500,6 @@ static int verbs_end(struct mwin_window *w, long left, bool revokes)
 	if (!left) {
 		trace_mwin_op_timeout(w, revokes);
 		mwin_count(p, MWIN_STAT_TIMEOUTS, 1);
-	}
-	if (left <= 0) {
 		ret = verbs_chain_end(p, &w->done, VERBS_LOST);
 		if (ret == -ECONNABORTED)
 			peer_ops_put(p, 1);	/* flushed */
@@ -490,10 +513,43 @@ static int verbs_end(struct mwin_window *w, long left, bool revokes)
 }
 
 /*
+ * A registering caller was killed while the device holds its chain. The
+ * chain proves nothing dead that the caller must answer for (its LOCAL_INV
+ * only invalidates a dead key), so the peer is not cut off for it: the
+ * window stays busy (batched: window_lock() waits) and referenced until a
+ * work item has waited for the chain, within the caller's deadline, and
+ * window_abandoned() has undone the grant. Only a chain that fails or
+ * does not complete in time ends the peer, as it would with the caller.
+ *
+ * Return: -EINPROGRESS, for window_chain_failed().
+ */
+static int verbs_abandon(struct mwin_window *w, unsigned long deadline)
+{
+	w->abandon_deadline = deadline;
+	mwin_obj_get(&w->obj);
+	WRITE_ONCE(w->batched, true);
+	queue_work(mwin_wq, &w->abandon_work);
+	return -EINPROGRESS;
+}
+
+/* The window is busy: @w->peer and its QPs stay while this waits. */
+static void verbs_abandoned(struct work_struct *work)
+{
+	struct mwin_window *w = container_of(work, struct mwin_window,
+					     abandon_work);
+	long left = verbs_wait(w->peer, &w->done, w->abandon_deadline, false);
+
+	mutex_lock(&w->lock);
+	window_abandoned(w, verbs_end(w, left, false));
+	mutex_unlock(&w->lock);
+	window_put(w);
+}
+
+/*
  * Post @first..@last, a chain of one window's requests, and wait for the
  * last one. A revoke's waits are short and not interrupted: it must end
  * with the rkey dead, also for a caller that is exiting. A registration's
- * are killable.
+ * are killable, and a killed one leaves its chain to verbs_abandon().
  *
  * ORDER: only @last is signaled. Requests on one send queue complete in
  * order, so its completion means the whole chain is done; an unsignaled
@@ -521,6 +577,8 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 	if (ret)
 		return ret;
 	left = verbs_wait(p, &w->done, deadline, !revokes);
+	if (left < 0)
+		return verbs_abandon(w, deadline);
 	return verbs_end(w, left, revokes);
 }
 
@@ -531,14 +589,14 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
  * Return: 0 when every request completed successfully. A registration
  * (not a revoke) that ends before it bound anything leaves the peer alone:
  * -EINTR when its caller was killed or -EAGAIN when no slot was free in
- * time, before anything was posted. Otherwise an error
+ * time, before anything was posted; -EINPROGRESS when its caller was
+ * killed after (verbs_abandon()). Otherwise an error
  * after which the window's rkey is dead and the peer is being torn down
  * (verbs_chain_end()): -ENOTCONN when the registration QP was in error
  * (flushed), -EIO when the device failed a request: either way the peer's
  * QPs were moved to ERR, or, when the device refused, window_op_failed()
  * deregisters the MR; -ECONNABORTED when the chain did not complete in
- * time, the caller was killed, a revoke got no slot in time or the post
- * failed: the peer was cut off
+ * time, a revoke got no slot in time or the post failed: the peer was cut off
  * and the device is done with the MR; -ETIMEDOUT when the device may
  * still use the MR (cut off, it did not even flush the chain) or a QP
  * could not be moved to ERR.
