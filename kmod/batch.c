@@ -18,6 +18,10 @@
  * and its completion (a batch would hold more locks than lockdep allows):
  * window_lock() waits for it.
  *
+ * A chain is posted in pieces when its peer has fewer slots free than it
+ * has entries (batch_post()): another caller holding a few slots delays a
+ * batch by a piece's completion, and cannot make it cut the peer off.
+ *
  * Leases that run out together are revoked the same way (batch_expire()).
  */
 #include <linux/slab.h>
@@ -29,6 +33,10 @@ struct batch_item {
 	struct mwin_window *w;
 	struct mwin_peer *p;
 	struct batch_chain *chain;
+	/* the next entry of its chain */
+	struct batch_item *next;
+	/* how its chain ended, when not by its own completion; 0 if it did */
+	int error;
 	u32 old_rkey;
 	u8 key;
 	bool pending;
@@ -41,9 +49,14 @@ struct batch_item {
 };
 
 /*
- * The work requests of one peer, and the completion of the last one. The
- * chain holds its peer: a finished entry may let the peer's teardown drop
- * the last other reference while the batch still works on the chain.
+ * The entries of one peer, and the completion of the last one of the
+ * piece in flight. The chain holds its peer: a finished entry may let the
+ * peer's teardown drop the last other reference while the batch still
+ * works on the chain.
+ * @first, @n: the entries not posted yet, @last the last of them
+ * @piece_first, @piece_last, @piece: the piece in flight, its @piece
+ *	entries; 0 when none is
+ * @error: -ETIMEDOUT when the device may still hold part of the chain
  */
 struct batch_chain {
 	struct mwin_peer *p;
@@ -51,13 +64,15 @@ struct batch_chain {
 	struct completion done;
 	int status;
 	unsigned int n;
+	unsigned int piece;
 	bool revokes;
 	unsigned long deadline;
-	struct ib_send_wr *first;
-	struct ib_send_wr *last;
-	struct batch_item *last_item;
+	struct batch_item *first;
+	struct batch_item *last;
+	struct batch_item *piece_first;
+	struct batch_item *piece_last;
 	int error;
-	u64 ns;		/* from the post to the completion, then its time */
+	u64 ns;		/* from the first post to the end, then its time */
 };
 
 /*
@@ -101,13 +116,10 @@ static struct batch_chain *batch_chain_of(struct batch *b,
 	return c;
 }
 
-static void batch_link(struct batch_chain *c, struct ib_send_wr *wr)
+/* An entry's last work request; its first is always its inv_wr. */
+static struct ib_send_wr *batch_last_wr(struct batch_item *it)
 {
-	if (c->last)
-		c->last->next = wr;
-	else
-		c->first = wr;
-	c->last = wr;
+	return it->reg ? &it->reg_wr.wr : &it->inv_wr;
 }
 
 static void batch_flush(struct batch *b, unsigned int nitems);
@@ -140,17 +152,17 @@ static void batch_add(struct batch *b, struct batch_item *it)
 	it->old_rkey = w->rkey;
 	w->wc_status = IB_WC_SUCCESS;
 	it->chain->revokes |= it->inv;
-	if (it->reg) {
+	if (it->reg)
 		verbs_prep_reg(w, &it->inv_wr, &it->reg_wr, it->key,
 			       it->op->access);
-		batch_link(it->chain, &it->inv_wr);
-		batch_link(it->chain, &it->reg_wr.wr);
-	} else {
+	else
 		verbs_prep_inv(w, &it->inv_wr, it->old_rkey);
-		batch_link(it->chain, &it->inv_wr);
-	}
+	if (it->chain->last)
+		it->chain->last->next = it;
+	else
+		it->chain->first = it;
+	it->chain->last = it;
 	it->chain->n++;
-	it->chain->last_item = it;
 	it->pending = true;
 	w->batched = true;
 	b->pending++;
@@ -303,47 +315,105 @@ static int batch_prepare_create(struct batch *b, struct batch_item *it,
 }
 
 /*
- * Post a chain: its slots are taken all at once. A chain that cannot be
- * posted whole cuts its peer off, as a single call would.
- *
- * ORDER: only the last request is signaled; see verbs_run().
+ * The entries of @c not posted yet end with @ret, and none will be: the
+ * chain was cut off, or its caller killed, or it got no slot.
  */
-static int batch_post(struct batch_chain *c)
+static void batch_stop(struct batch_chain *c, int ret)
 {
-	int ret;
+	struct batch_item *it = c->first;
 
-	c->deadline = jiffies + verbs_timeout(c->revokes);
-	c->last->wr_cqe = &c->cqe;
-	c->last->send_flags = IB_SEND_SIGNALED;
-	c->ns = ktime_get_ns();
-	ret = verbs_post_chain(c->p, c->n, c->first, c->deadline, c->revokes);
-	/* a batch's caller killed waiting for slots: cut off all the same */
-	if (ret == -EINTR)
-		return verbs_chain_end(c->p, NULL, VERBS_UNPOSTED);
-	return ret;
+	for (; c->n; c->n--, it = it->next)
+		it->error = ret;
+	if (ret == -ETIMEDOUT)
+		c->error = ret;
 }
 
 /*
- * Wait for a posted chain, within its bound, then end it as a single call
- * would (verbs_chain_end()). A request that failed leaves the chain's last
- * one flushed or failed: c->status says whether any did; each entry's
- * own status says which.
+ * Post the next piece of a chain: as many of its entries as the peer has
+ * slots free, one at least (verbs_permits()), so that a caller holding a
+ * few does not starve the batch. A grant chain that gets none, its caller
+ * killed or the slots busy past its bound, ends without touching the peer;
+ * a revoke chain cuts the peer off, as a single call would.
+ *
+ * ORDER: only the piece's last request is signaled; see verbs_run().
  */
-static void batch_wait(struct batch_chain *c)
+static void batch_post(struct batch_chain *c)
 {
-	if (c->error)
+	struct batch_item *it = c->first;
+	struct ib_send_wr *last;
+	int n, ret;
+
+	n = verbs_permits(c->p, c->n, c->deadline, c->revokes);
+	if (n < 0) {
+		batch_stop(c, n);
 		return;
+	}
+	c->piece_first = it;
+	for (c->piece = 1; c->piece < n; c->piece++) {
+		batch_last_wr(it)->next = &it->next->inv_wr;
+		it = it->next;
+	}
+	last = batch_last_wr(it);
+	last->next = NULL;
+	last->wr_cqe = &c->cqe;
+	last->send_flags |= IB_SEND_SIGNALED;
+	c->piece_last = it;
+	c->first = it->next;
+	c->n -= n;
+	c->status = IB_WC_SUCCESS;
+	reinit_completion(&c->done);
+	ret = verbs_post_taken(c->p, n, &c->piece_first->inv_wr, c->revokes);
+	if (ret) {
+		c->first = c->piece_first;
+		c->n += n;
+		c->piece = 0;
+		batch_stop(c, ret);
+	}
+}
+
+/*
+ * Wait for a chain's piece in flight, within the chain's bound, and end it
+ * as a single call would (verbs_chain_end()). A request that failed leaves
+ * the piece's last one flushed or failed: c->status says whether any did;
+ * each entry's own status says which, the last one's given c->status. The
+ * entries not posted yet end as the piece did, when it did not complete
+ * cleanly: the peer is in error or cut off.
+ */
+static void batch_wait_piece(struct batch_chain *c)
+{
+	struct mwin_window *w = c->piece_last->w;
+	unsigned int n = c->piece;
+	int ret;
+
+	c->piece = 0;
 	if (verbs_wait(c->p, &c->done, c->deadline, false) > 0) {
-		c->ns = ktime_get_ns() - c->ns;
-		peer_ops_put(c->p, c->n);
-		if (c->status)
-			c->error = verbs_chain_end(c->p, NULL, VERBS_FAILED);
+		peer_ops_put(c->p, n);
+		if (!c->status)
+			return;
+		if (!w->wc_status)
+			w->wc_status = c->status;
+		verbs_chain_end(c->p, NULL, VERBS_FAILED);
+		batch_stop(c, -ENOTCONN);	/* as if flushed */
 		return;
 	}
 	mwin_count(c->p, MWIN_STAT_TIMEOUTS, 1);
-	c->error = verbs_chain_end(c->p, &c->done, VERBS_LOST);
-	if (c->error == -ECONNABORTED)
-		peer_ops_put(c->p, c->n);	/* flushed */
+	ret = verbs_chain_end(c->p, &c->done, VERBS_LOST);
+	if (ret == -ECONNABORTED)
+		peer_ops_put(c->p, n);	/* flushed */
+	c->first = c->piece_first;
+	c->n += n;
+	batch_stop(c, ret);
+}
+
+/* Post a chain's pieces, each once the one before completed. */
+static void batch_wait(struct batch_chain *c)
+{
+	while (c->piece) {
+		batch_wait_piece(c);
+		if (c->n)
+			batch_post(c);
+	}
+	c->ns = ktime_get_ns() - c->ns;
 }
 
 /* A create's REG_MR ended with @ret: window_create_end() drops the lock. */
@@ -367,13 +437,10 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 	enum mwin_wire_reason why = destroy ? MWIN_REVOKE_DESTROY : b->reason;
 	struct mwin_window *w = it->w;
 	struct batch_chain *c = it->chain;
-	int status = w->wc_status;
 	int ret;
 
 	mutex_lock(&w->lock);
-	if (!status && it == c->last_item)
-		status = c->status;
-	ret = c->error ?: verbs_status_errno(w, status);
+	ret = it->error ?: verbs_status_errno(w, w->wc_status);
 	w->op_ns = c->ns;
 	it->pending = false;
 	window_unbatch(w);	/* waiters take the lock after this entry */
@@ -382,7 +449,7 @@ static void batch_finish(struct batch *b, struct batch_item *it)
 		return;
 	}
 	if (ret) {
-		ret = window_op_failed(w, ret, it->inv);
+		ret = window_chain_failed(w, true, it->inv, ret);
 		if (!destroy)
 			it->op->result = ret;
 	} else if (it->reg) {
@@ -414,7 +481,9 @@ static void batch_flush(struct batch *b, unsigned int nitems)
 		return;
 	for (i = 0; i < b->nchains; i++) {
 		c = &b->chains[i];
-		c->error = batch_post(c);
+		c->deadline = jiffies + verbs_timeout(c->revokes);
+		c->ns = ktime_get_ns();
+		batch_post(c);
 	}
 	for (i = 0; i < b->nchains; i++) {
 		batch_wait(&b->chains[i]);

@@ -42,7 +42,7 @@ static int window_bench_bind(struct mwin_window *w, bool revokes)
 	set_bit(key, w->keys_used);
 	ret = verbs_register(w, key, w->access, revokes);
 	if (ret)
-		return window_op_failed(w, ret, revokes);
+		return window_chain_failed(w, true, revokes, ret);
 	w->rkey = w->mr->rkey;
 	w->binds++;
 	w->invalidations++;

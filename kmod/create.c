@@ -177,19 +177,18 @@ out_region:
  * @ret: 0, or verbs_register()'s error
  *
  * Drops @w->lock. The window is published and its grant sent when it is
- * finalized, once the caller has its id.
+ * finalized, once the caller has its id. A failed one dies unpublished;
+ * its MR, when a killed caller left its REG_MR on the device, with it
+ * (window_chain_failed()).
  *
- * Return: 0, or @ret.
+ * Return: 0, or the error (-EINTR for a killed caller's).
  */
 int window_create_end(struct mwin_ucmd *ucmd, struct mwin_window *w,
 		      struct mwin_window_bind *arg, int ret)
 {
-	if (ret == -EINTR)	/* nothing was posted */
-		window_bind_undo(w, false, false, ret);
-	else if (ret)
-		window_op_failed(w, ret, false);
 	if (ret)
-		return window_create_fail(w, ret);
+		return window_create_fail(w, window_chain_failed(w, false,
+								 false, ret));
 	window_bound(w, arg->access, false);
 	w->create_lease_ms = arg->expires_ms;	/* window_finalize() arms it */
 	/* The id will hold the initial reference, the call one more. */

@@ -148,6 +148,18 @@ void mwin_test_delay(enum mwin_test_point point)
 	if (mwin_test_at(point))
 		msleep(min(READ_ONCE(mwin_test_delay_ms), 10000U));
 }
+
+/* At @point, queue @dw test_delay_ms from now: true when it was queued. */
+bool mwin_test_later(enum mwin_test_point point, struct delayed_work *dw)
+{
+	unsigned int ms;
+
+	if (!mwin_test_at(point))
+		return false;
+	ms = min(READ_ONCE(mwin_test_delay_ms), 10000U);
+	queue_delayed_work(mwin_wq, dw, msecs_to_jiffies(ms));
+	return true;
+}
 #endif
 
 atomic64_t mwin_region_bytes;

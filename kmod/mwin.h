@@ -77,18 +77,25 @@
  *   any --cut off, and the device did not even flush, or a QP the device
  *   would not move to ERR--> BROKEN (MR kept until the peer's QP is
  *   drained, then UNBOUND): see verbs_chain_end()
+ *   UNBOUND|INVALIDATED --create or rebind: its caller killed, or no
+ *   slot free in time, before the REG_MR was posted--> UNBOUND (a create:
+ *   destroyed), the peer untouched; killed after: the same once the device
+ *   completed the REG_MR, whose MR is deregistered then (verbs_abandon())
  *   BOUND --lease ran out: LOCAL_INV ok--> INVALIDATED (expired)
  *   a one-shot window handed back or expired --> destroyed
  *
  * Revocation bound
  *   A chain that revokes an rkey waits at most revoke_timeout_ms for its
- *   permits and its completion. Whatever else happens (past that, the
- *   caller killed, the post failed, a request completed in error: the
+ *   permits and its completion, and is not killable. Whatever else
+ *   happens (past that, the post failed, a request completed in error: the
  *   registration QP flushed or poisoned), verbs_chain_end() decides, for
  *   single calls, batches and lease expiry alike: the QPs that could use
  *   the MR are moved to ERR before the call returns (peer_cut_off()), or
  *   the window is BROKEN and keeps its MR (and its region, pages) until the
- *   device is done with it.
+ *   device is done with it. A chain that only grants is ended by a signal
+ *   or a lack of permits without touching the peer (verbs_permits(),
+ *   verbs_abandon()): a peer other users share is cut off only when a
+ *   revoke, or the device, failed.
  */
 #ifndef _MWIN_H
 #define _MWIN_H
@@ -189,14 +196,29 @@ enum mwin_test_point {
 	MWIN_TEST_POST_TORN,
 	/* not a sleep: the device refuses to move a peer's QPs to ERR */
 	MWIN_TEST_QP_STUCK,
+	/*
+	 * a slow device: a single call's chain completes, and the module sees
+	 * it test_delay_ms later (verbs.c)
+	 */
+	MWIN_TEST_HOLD_DONE,
+	/* a single call, its slot taken, sleeps before it posts (verbs.c) */
+	MWIN_TEST_HOLD_PERMIT,
+	/* not a sleep: a grant finds no slot free (peer_ops_get()) */
+	MWIN_TEST_PERMITS_HELD,
 };
 
 #ifdef MWIN_TEST
 void mwin_test_delay(enum mwin_test_point point);
 bool mwin_test_at(enum mwin_test_point point);
+bool mwin_test_later(enum mwin_test_point point, struct delayed_work *dw);
 #else
 static inline void mwin_test_delay(enum mwin_test_point point) { }
 static inline bool mwin_test_at(enum mwin_test_point point) { return false; }
+static inline bool mwin_test_later(enum mwin_test_point point,
+				   struct delayed_work *dw)
+{
+	return false;
+}
 #endif
 
 /**
@@ -662,6 +684,13 @@ struct mwin_window {
 	int wc_status;
 	/* ns from its post to its completion, for the revoke tracepoint */
 	u64 op_ns;
+	/* a grant's chain whose caller was killed: verbs_abandon() */
+	struct work_struct abandon_work;
+	unsigned long abandon_deadline;
+#ifdef MWIN_TEST
+	/* completes @done late: MWIN_TEST_HOLD_DONE */
+	struct delayed_work test_done;
+#endif
 
 	/* its lease's deadline, CLOCK_MONOTONIC; 0: none (lease.c) */
 	ktime_t expires;
@@ -807,6 +836,9 @@ int window_bind(struct mwin_window *w, struct mwin_peer *p,
 		struct mwin_tenant *t, u32 access, bool *replaced,
 		u32 *old_rkey);
 int window_op_failed(struct mwin_window *w, int ret, bool was_bound);
+int window_chain_failed(struct mwin_window *w, bool regrant, bool inv,
+			int ret);
+void window_abandoned(struct mwin_window *w, int ret);
 void window_detach_peer(struct mwin_window *w, struct mwin_peer *p);
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey);
 void window_regrant(struct mwin_window *w, struct mwin_peer *p);
@@ -846,17 +878,19 @@ unsigned long verbs_timeout(bool revokes);
 long verbs_wait(struct mwin_peer *p, struct completion *done,
 		unsigned long deadline, bool killable);
 bool verbs_flushed(struct completion *done);
-int verbs_post_chain(struct mwin_peer *p, unsigned int n,
-		     struct ib_send_wr *first, unsigned long deadline,
-		     bool revokes);
+int verbs_permits(struct mwin_peer *p, unsigned int n, unsigned long deadline,
+		  bool revokes);
+int verbs_post_taken(struct mwin_peer *p, unsigned int n,
+		     struct ib_send_wr *first, bool revokes);
 
 /**
  * enum verbs_end - how a window chain that did not complete cleanly ended,
  *	for verbs_chain_end()
  * @VERBS_FAILED: it completed, a request in error (flushed, or failed)
- * @VERBS_LOST: it was posted and did not complete in time, or the caller
- *	was killed: the device holds it
- * @VERBS_UNPOSTED: nothing of it was posted (no permit, the post failed)
+ * @VERBS_LOST: it was posted and did not complete in time: the device
+ *	holds it
+ * @VERBS_UNPOSTED: nothing of it was posted (a revoke's: no permit, the
+ *	post failed)
  * @VERBS_TORN: it was posted in part: its end never completes
  */
 enum verbs_end {

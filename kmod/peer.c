@@ -255,40 +255,52 @@ int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
 	return ret;
 }
 
-static bool peer_ops_take(struct mwin_peer *p, unsigned int n)
+/* Take up to @n slots, as many as are free, one at least: *@taken. */
+static bool peer_ops_take(struct mwin_peer *p, unsigned int n, int *taken)
 {
 	int free = atomic_read(&p->ops_free);
 
 	do {
-		if (free < n)
+		if (free <= 0)
 			return false;
-	} while (!atomic_try_cmpxchg(&p->ops_free, &free, free - n));
+		*taken = min_t(int, free, n);
+	} while (!atomic_try_cmpxchg(&p->ops_free, &free, free - *taken));
 	return true;
 }
 
 /**
- * peer_ops_get() - take slots for @n window requests on a peer's send queue
+ * peer_ops_get() - take slots for up to @n window requests on a peer's
+ *	send queue
  * @p: peer
- * @n: requests, at most MWIN_OPS_DEPTH, taken all at once so that two
- *	chains never each hold part of what the other waits for
+ * @n: requests, at most MWIN_OPS_DEPTH
  * @deadline: in jiffies
  * @killable: a fatal signal ends the wait
  *
- * Return: 0, -ETIMEDOUT or -EINTR.
+ * Slots are taken as they are free, not all at once, so that a caller
+ * holding a few cannot starve a batch: a batch posts what it got and waits
+ * for it to complete before it asks for more, so no chain holds slots
+ * while it waits for others (batch.c). The test build hides every slot from
+ * killable callers (MWIN_TEST_PERMITS_HELD).
+ *
+ * Return: the number taken, 1 to @n; -ETIMEDOUT or -EINTR.
  */
 int peer_ops_get(struct mwin_peer *p, unsigned int n, unsigned long deadline,
 		 bool killable)
 {
+	bool held = killable && mwin_test_at(MWIN_TEST_PERMITS_HELD);
 	long left = max_t(long, deadline - jiffies, 1);
+	int taken = 0;
 
 	if (killable)
 		left = wait_event_killable_timeout(p->ops_wait,
-						   peer_ops_take(p, n), left);
+						   !held &&
+						   peer_ops_take(p, n, &taken),
+						   left);
 	else
-		left = wait_event_timeout(p->ops_wait, peer_ops_take(p, n),
-					  left);
+		left = wait_event_timeout(p->ops_wait,
+					  peer_ops_take(p, n, &taken), left);
 	if (left > 0)
-		return 0;
+		return taken;
 	return left ? -EINTR : -ETIMEDOUT;
 }
 

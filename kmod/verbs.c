@@ -33,14 +33,39 @@ static void verbs_last_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS && !w->wc_status)
 		w->wc_status = wc->status;
+#ifdef MWIN_TEST
+	if (mwin_test_later(MWIN_TEST_HOLD_DONE, &w->test_done))
+		return;
+#endif
 	complete(&w->done);
 }
+
+#ifdef MWIN_TEST
+/*
+ * MWIN_TEST_HOLD_DONE: the completion reaches the caller late. Its waiter,
+ * or verbs_abandoned(), holds the window until then: the test keeps the
+ * delay below op_timeout_ms.
+ */
+static void verbs_test_done(struct work_struct *work)
+{
+	struct mwin_window *w = container_of(to_delayed_work(work),
+					     struct mwin_window, test_done);
+
+	complete(&w->done);
+}
+#endif
+
+static void verbs_abandoned(struct work_struct *work);
 
 void verbs_init_window(struct mwin_window *w)
 {
 	init_completion(&w->done);
 	w->inv_cqe.done = verbs_first_done;
 	w->reg_cqe.done = verbs_last_done;
+	INIT_WORK(&w->abandon_work, verbs_abandoned);
+#ifdef MWIN_TEST
+	INIT_DELAYED_WORK(&w->test_done, verbs_test_done);
+#endif
 }
 
 static int verbs_alloc_sgl(struct mwin_window *w, u32 pages)
@@ -360,34 +385,52 @@ static int verbs_post(struct mwin_peer *p, struct ib_send_wr *first,
 }
 
 /**
- * verbs_post_chain() - take slots for a window chain and post it
- * @p: the peer whose registration QP takes it; the caller keeps its QPs
- *	alive
- * @n: requests in the chain
- * @first: its first request; the last one is signaled
- * @deadline: for the slots, in jiffies
+ * verbs_permits() - take slots for up to @n requests of a window chain
+ * @p: the peer whose registration QP is to take the chain
+ * @n: requests still to post
+ * @deadline: in jiffies
  * @revokes: the chain invalidates an rkey: its wait is not killable
  *
- * Return: 0 when the chain was posted whole; -EINTR when a registering
- * caller was killed while waiting for slots (nothing posted); otherwise
- * verbs_chain_end()'s result for a chain not posted, or posted in part.
+ * A grant that gets no slot leaves the peer alone: nothing is posted, so
+ * nothing is live that was not before. A revoke that gets none cuts the
+ * peer off, as the fail-closed rule says.
+ *
+ * Return: the slots taken, 1 to @n; for a grant -EINTR (killed) or
+ * -EAGAIN (none free in time); for a revoke, verbs_chain_end()'s result for
+ * a chain not posted.
  */
-int verbs_post_chain(struct mwin_peer *p, unsigned int n,
-		     struct ib_send_wr *first, unsigned long deadline,
-		     bool revokes)
+int verbs_permits(struct mwin_peer *p, unsigned int n, unsigned long deadline,
+		  bool revokes)
 {
-	const struct ib_send_wr *bad_wr;
-	int ret;
+	int ret = peer_ops_get(p, n, deadline, !revokes);
 
-	ret = peer_ops_get(p, n, deadline, !revokes);
-	if (ret == -EINTR)
-		return ret;
-	if (!ret && revokes && mwin_test_at(MWIN_TEST_NO_PERMIT)) {
-		peer_ops_put(p, n);
+	if (ret > 0 && revokes && mwin_test_at(MWIN_TEST_NO_PERMIT)) {
+		peer_ops_put(p, ret);
 		ret = -ETIMEDOUT;
 	}
-	if (ret)
-		return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
+	if (ret > 0)
+		return ret;
+	if (!revokes)
+		return ret == -EINTR ? ret : -EAGAIN;
+	return verbs_chain_end(p, NULL, VERBS_UNPOSTED);
+}
+
+/**
+ * verbs_post_taken() - post a window chain whose slots were taken
+ * @p: the peer whose registration QP takes it; the caller keeps its QPs
+ *	alive
+ * @n: slots taken for it (verbs_permits())
+ * @first: its first request; the last one is signaled
+ * @revokes: the chain invalidates an rkey
+ *
+ * Return: 0 when the chain was posted whole; otherwise verbs_chain_end()'s
+ * result for a chain not posted, or posted in part.
+ */
+int verbs_post_taken(struct mwin_peer *p, unsigned int n,
+		     struct ib_send_wr *first, bool revokes)
+{
+	const struct ib_send_wr *bad_wr;
+
 	if (revokes)
 		verbs_test_fault(p);
 	if (!verbs_post(p, first, &bad_wr, revokes))
@@ -446,10 +489,67 @@ int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 }
 
 /*
+ * The end of a chain verbs_run() posted, once verbs_wait() returned @left
+ * (> 0: completed, 0: not in time).
+ */
+static int verbs_end(struct mwin_window *w, long left, bool revokes)
+{
+	struct mwin_peer *p = w->peer;
+	int ret;
+
+	if (!left) {
+		trace_mwin_op_timeout(w, revokes);
+		mwin_count(p, MWIN_STAT_TIMEOUTS, 1);
+		ret = verbs_chain_end(p, &w->done, VERBS_LOST);
+		if (ret == -ECONNABORTED)
+			peer_ops_put(p, 1);	/* flushed */
+		return ret;
+	}
+	w->op_ns = ktime_get_ns() - w->op_ns;
+	peer_ops_put(p, 1);
+	if (w->wc_status)
+		verbs_chain_end(p, NULL, VERBS_FAILED);
+	return verbs_status_errno(w, w->wc_status);
+}
+
+/*
+ * A registering caller was killed while the device holds its chain. The
+ * chain proves nothing dead that the caller must answer for (its LOCAL_INV
+ * only invalidates a dead key), so the peer is not cut off for it: the
+ * window stays busy (batched: window_lock() waits) and referenced until a
+ * work item has waited for the chain, within the caller's deadline, and
+ * window_abandoned() has undone the grant. Only a chain that fails or
+ * does not complete in time ends the peer, as it would with the caller.
+ *
+ * Return: -EINPROGRESS, for window_chain_failed().
+ */
+static int verbs_abandon(struct mwin_window *w, unsigned long deadline)
+{
+	w->abandon_deadline = deadline;
+	mwin_obj_get(&w->obj);
+	WRITE_ONCE(w->batched, true);
+	queue_work(mwin_wq, &w->abandon_work);
+	return -EINPROGRESS;
+}
+
+/* The window is busy: @w->peer and its QPs stay while this waits. */
+static void verbs_abandoned(struct work_struct *work)
+{
+	struct mwin_window *w = container_of(work, struct mwin_window,
+					     abandon_work);
+	long left = verbs_wait(w->peer, &w->done, w->abandon_deadline, false);
+
+	mutex_lock(&w->lock);
+	window_abandoned(w, verbs_end(w, left, false));
+	mutex_unlock(&w->lock);
+	window_put(w);
+}
+
+/*
  * Post @first..@last, a chain of one window's requests, and wait for the
  * last one. A revoke's waits are short and not interrupted: it must end
  * with the rkey dead, also for a caller that is exiting. A registration's
- * are killable.
+ * are killable, and a killed one leaves its chain to verbs_abandon().
  *
  * ORDER: only @last is signaled. Requests on one send queue complete in
  * order, so its completion means the whole chain is done; an unsignaled
@@ -461,7 +561,6 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 {
 	unsigned long deadline = jiffies + verbs_timeout(revokes);
 	struct mwin_peer *p = w->peer;
-	u64 start = ktime_get_ns();
 	long left;
 	int ret;
 
@@ -469,39 +568,35 @@ static int verbs_run(struct mwin_window *w, struct ib_send_wr *first,
 	w->wc_status = IB_WC_SUCCESS;
 	last->wr_cqe = &w->reg_cqe;
 	last->send_flags = IB_SEND_SIGNALED;
-	ret = verbs_post_chain(p, 1, first, deadline, revokes);
+	ret = verbs_permits(p, 1, deadline, revokes);
+	if (ret < 0)
+		return ret;
+	mwin_test_delay(MWIN_TEST_HOLD_PERMIT);
+	w->op_ns = ktime_get_ns();
+	ret = verbs_post_taken(p, 1, first, revokes);
 	if (ret)
 		return ret;
 	left = verbs_wait(p, &w->done, deadline, !revokes);
-	if (!left) {
-		trace_mwin_op_timeout(w, revokes);
-		mwin_count(p, MWIN_STAT_TIMEOUTS, 1);
-	}
-	if (left <= 0) {
-		ret = verbs_chain_end(p, &w->done, VERBS_LOST);
-		if (ret == -ECONNABORTED)
-			peer_ops_put(p, 1);	/* flushed */
-		return ret;
-	}
-	w->op_ns = ktime_get_ns() - start;
-	peer_ops_put(p, 1);
-	if (w->wc_status)
-		ret = verbs_chain_end(p, NULL, VERBS_FAILED);
-	return ret ?: verbs_status_errno(w, w->wc_status);
+	if (left < 0)
+		return verbs_abandon(w, deadline);
+	return verbs_end(w, left, revokes);
 }
 
 /*
  * Each of these posts one window's chain and waits for it. The caller
  * holds @w->lock; @w is attached to a peer and has an MR.
  *
- * Return: 0 when every request completed successfully; -EINTR when a
- * registering caller was killed before anything was posted; or an error
+ * Return: 0 when every request completed successfully. A registration
+ * (not a revoke) that ends before it bound anything leaves the peer alone:
+ * -EINTR when its caller was killed or -EAGAIN when no slot was free in
+ * time, before anything was posted; -EINPROGRESS when its caller was
+ * killed after (verbs_abandon()). Otherwise an error
  * after which the window's rkey is dead and the peer is being torn down
  * (verbs_chain_end()): -ENOTCONN when the registration QP was in error
  * (flushed), -EIO when the device failed a request: either way the peer's
  * QPs were moved to ERR, or, when the device refused, window_op_failed()
  * deregisters the MR; -ECONNABORTED when the chain did not complete in
- * time, the caller was killed or the post failed: the peer was cut off
+ * time, a revoke got no slot in time or the post failed: the peer was cut off
  * and the device is done with the MR; -ETIMEDOUT when the device may
  * still use the MR (cut off, it did not even flush the chain) or a QP
  * could not be moved to ERR.

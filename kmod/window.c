@@ -301,12 +301,15 @@ static int window_attach(struct mwin_window *w, struct mwin_peer *p,
 /*
  * Can the MR go now? Not while its peer is being torn down and its QP not
  * yet drained: rxe may still hold the MR for a request its responder
- * began. The teardown detaches the window after the drain.
+ * began. The teardown detaches the window after the drain. Nor, under the
+ * lock, while the chain of a killed caller is on the device
+ * (verbs_abandon()): window_abandoned() drops it then.
  */
 static bool window_mr_releasable(const struct mwin_window *w)
 {
-	return !test_bit(MWIN_PEER_KILLED, &w->peer->flags) ||
-	       test_bit(MWIN_PEER_DRAINED, &w->peer->flags);
+	return !READ_ONCE(w->batched) &&
+	       (!test_bit(MWIN_PEER_KILLED, &w->peer->flags) ||
+		test_bit(MWIN_PEER_DRAINED, &w->peer->flags));
 }
 
 /*
@@ -414,15 +417,17 @@ void window_detach_peer(struct mwin_window *w, struct mwin_peer *p)
 }
 
 /*
- * The device completed @w's chain in error (window_op_failed()), so it is
- * done with it; but the MR may still be reached through the other QPs of
- * its tenant PD, or through the peer's own when the device would not move
- * them to ERR. Deregistered now, it is reached through none; were the
- * device to refuse that too, the QPs of the PD are moved to ERR, and if
- * even that fails the window is BROKEN until the drain.
+ * The device is done with @w's chain: it completed in error
+ * (window_op_failed()), or a killed caller's REG_MR completed
+ * (window_abandoned()); but the MR may still be reached through the other
+ * QPs of its tenant PD, or through the peer's own when the device would not
+ * move them to ERR or was not asked to. Deregistered now, it is reached
+ * through none; were the device to refuse that too, the QPs of the PD are
+ * moved to ERR, and if even that fails the window is BROKEN until the
+ * drain.
  */
-static int window_drop_failed_mr(struct mwin_window *w, int ret,
-				 bool was_bound, u32 rkey)
+static int window_drop_mr(struct mwin_window *w, int ret, bool was_bound,
+			  u32 rkey)
 {
 	struct mwin_tenant_pd *tpd = w->mr_tpd;
 
@@ -457,7 +462,7 @@ static int window_drop_failed_mr(struct mwin_window *w, int ret,
  * When the device completed the chain in error (-ENOTCONN, -EIO) it is
  * done with it, and an MR that other QPs could reach (a tenant PD's, or
  * any when the peer's QPs would not move to ERR) is deregistered at once
- * (window_drop_failed_mr()); the tenant's other connections are told
+ * (window_drop_mr()); the tenant's other connections are told
  * (reason MWIN_REVOKE_ERROR) and stay. Otherwise (cut off)
  * verbs_chain_end() moved every QP of the PD to ERR.
  *
@@ -480,9 +485,58 @@ int window_op_failed(struct mwin_window *w, int ret, bool was_bound)
 				       MWIN_WINDOW_INVALIDATED;
 	if ((ret == -ENOTCONN || ret == -EIO) &&
 	    (w->mr_tpd || !test_bit(MWIN_PEER_CUT_OFF, &w->peer->flags)))
-		return window_drop_failed_mr(w, ret, was_bound, rkey);
+		return window_drop_mr(w, ret, was_bound, rkey);
 	w->mr_failed = true;
 	return ret;
+}
+
+/**
+ * window_chain_failed() - a grant's chain ended with @ret before it bound @w
+ * @w: window, as window_bind_prep() left it
+ * @regrant: see window_bind_undo()
+ * @inv: the chain's LOCAL_INV killed a live rkey
+ * @ret: its error (verbs_register())
+ *
+ * How a grant that did not bind ends: nothing posted (-EINTR, -EAGAIN) is
+ * undone at once; a chain its killed caller left on the device
+ * (-EINPROGRESS) is undone by window_abandoned() once the device is done
+ * with it, the window busy till then; both leave the peer alone. Any other
+ * error is a failed operation (window_op_failed()).
+ *
+ * Return: the call's result: -EINTR for -EINPROGRESS, otherwise @ret or
+ * window_op_failed()'s.
+ */
+int window_chain_failed(struct mwin_window *w, bool regrant, bool inv,
+			int ret)
+{
+	if (ret == -EINPROGRESS) {
+		if (!regrant)
+			window_set_tenant(w, NULL);
+		return -EINTR;
+	}
+	if (ret == -EINTR || ret == -EAGAIN)
+		return window_bind_undo(w, regrant, inv, ret);
+	return window_op_failed(w, ret, inv);
+}
+
+/**
+ * window_abandoned() - the end of a grant whose caller was killed
+ * @w: window, locked, busy since verbs_abandon()
+ * @ret: how its chain ended (0: the REG_MR completed)
+ *
+ * The caller got EINTR, and window_chain_failed() left the window as it
+ * was before, with the MR. A completed REG_MR made an rkey nobody was told
+ * of: it dies with the MR, deregistered now; the peer is cut off only
+ * should the device refuse that. A chain that failed or did not complete
+ * in time ends as it would have with the caller there.
+ */
+void window_abandoned(struct mwin_window *w, int ret)
+{
+	window_unbatch(w);
+	if (ret)
+		window_op_failed(w, ret, false);
+	else
+		window_drop_mr(w, 0, false, 0);
 }
 
 /* @w's LOCAL_INV completed: its rkey is dead, for reason @why. */
@@ -718,10 +772,8 @@ int window_bind(struct mwin_window *w, struct mwin_peer *p,
 	if (key < 0)
 		return key;
 	ret = verbs_register(w, key, access, inv);
-	if (ret == -EINTR)	/* nothing was posted */
-		return window_bind_undo(w, regrant, inv, ret);
 	if (ret)
-		return window_op_failed(w, ret, inv);
+		return window_chain_failed(w, regrant, inv, ret);
 
 	window_bound(w, access, inv);
 	*replaced = inv;

@@ -15,6 +15,8 @@
  * dead when it returns.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "mwin_test.h"
@@ -33,6 +35,12 @@
 #define POINT_POST_FAIL		11
 #define POINT_POST_TORN		12
 #define POINT_QP_STUCK		13
+#define POINT_HOLD_DONE		14
+#define POINT_HOLD_PERMIT	15
+#define POINT_PERMITS_HELD	16
+
+/* an unprivileged user, who shares the fixture's peers */
+#define USER_A	60001
 
 #define NWIN 8
 
@@ -767,6 +775,332 @@ TEST_F(delays, tenant_pd_cut_off_races_setup_and_teardown)
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
 	ASSERT_EQ(0, set_delay(0, 0));
 	EXPECT_EQ(IBV_WC_SUCCESS, module_carries_on(self));
+}
+
+/*
+ * For the children of user A below: a pipe; and the fixture's file, to
+ * watch them from.
+ */
+static int a_out = -1, a_in = -1, a_fd = -1;
+
+/* As user A: a window on peer @peer, over a region of A's own. */
+static int a_create(int fd, uint32_t peer)
+{
+	struct mwin_window_bind b;
+	uint32_t region;
+
+	if (mwin_region_create(fd, 1 << 20, 0, &region, NULL))
+		return 1;
+	b = test_bind(region, peer, 0, 4096, MWIN_ACCESS_READ, 0);
+	return mwin_window_create(fd, &b) ? 2 : 0;
+}
+
+/* As user A: a batch of NWIN creates on peer @peer. */
+static int a_batch_create(int fd, uint32_t peer)
+{
+	struct mwin_batch_op ops[NWIN] = { 0 };
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = NWIN,
+		.op_size = sizeof(ops[0]), .ops = (uintptr_t)ops,
+	};
+	uint32_t region;
+	int i;
+
+	if (mwin_region_create(fd, 1 << 20, 0, &region, NULL))
+		return 1;
+	for (i = 0; i < NWIN; i++)
+		ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_CREATE, .region = region,
+			.peer = peer, .offset = i * 8192, .length = 4096,
+			.access = MWIN_ACCESS_READ,
+		};
+	return mwin_ioctl(fd, MWIN_WINDOW_BATCH, &cmd) ? 2 : 0;
+}
+
+/*
+ * As user A: a window on peer @peer, its bind written to a_out; then, once
+ * a byte came on a_in, an invalidate of it.
+ */
+static int a_create_then_invalidate(int fd, uint32_t peer)
+{
+	struct mwin_window_bind b;
+	uint32_t region;
+	char go;
+
+	if (mwin_region_create(fd, 1 << 20, 0, &region, NULL))
+		return 1;
+	b = test_bind(region, peer, 0, 4096, MWIN_ACCESS_READ, 0);
+	if (mwin_window_create(fd, &b) ||
+	    write(a_out, &b, sizeof(b)) != sizeof(b) ||
+	    read(a_in, &go, 1) != 1)
+		return 2;
+	return mwin_window_invalidate(fd, b.id) ? 3 : 0;
+}
+
+/*
+ * Run @fn as user A on peer @peer, SIGKILL it @ms after it started, or
+ * after the module counted more than @windows windows when @windows is
+ * not 0 (after it wrote a_out when @sync: then @sync is armed,
+ * test_faults, and the child told to go), and reap it: it died of the
+ * signal.
+ */
+static void kill_a_after(struct __test_metadata *_metadata,
+			 int (*fn)(int fd, uint32_t id), uint32_t peer,
+			 unsigned int ms, struct mwin_window_bind *sync,
+			 unsigned int faults, uint32_t windows)
+{
+	int status, pi[2], po[2], i;
+	struct mwin_info info;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pi));
+	ASSERT_EQ(0, pipe(po));
+	a_out = pi[1];
+	a_in = po[0];
+	pid = test_start_as_user(USER_A, fn, peer);
+	ASSERT_LT(0, pid);
+	if (sync) {
+		ASSERT_EQ(sizeof(*sync), read(pi[0], sync, sizeof(*sync)));
+		ASSERT_EQ(0, set_faults(faults));
+		ASSERT_EQ(1, write(po[1], "g", 1));
+	}
+	/* a slow kernel takes a while to get the child's call that far */
+	for (i = 0; windows && i < TEST_TIMEOUT_MS / 10; i++) {
+		if (!mwin_info(a_fd, &info, NULL, 0) &&
+		    info.nr_windows > windows)
+			break;
+		usleep(10 * 1000);
+	}
+	usleep(ms * 1000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	close(pi[0]);
+	close(pi[1]);
+	close(po[0]);
+	close(po[1]);
+}
+
+/*
+ * Until the windows of the module number @n, at most TEST_TIMEOUT_MS:
+ * a killed caller's window goes once the device is done with its chain.
+ */
+static uint32_t windows_settle(int fd, uint32_t n)
+{
+	struct mwin_info info = { 0 };
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS / 100; i++) {
+		if (!mwin_info(fd, &info, NULL, 0) && info.nr_windows == n)
+			break;
+		usleep(100 * 1000);
+	}
+	return info.nr_windows;
+}
+
+/*
+ * User B's window @b on peer @p (module QP @qpn) is untouched: the QP is
+ * not in ERR, and the same rkey reads.
+ */
+static void expect_b_reads(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(delays) *self, struct mwpeer *p,
+			   const struct mwin_window_bind *b, uint32_t qpn)
+{
+	EXPECT_EQ(1, test_qp_dead(qpn));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b->id));
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(p, b->rkey, b->iova, NULL, 8));
+}
+
+/* /dev/mwin opened to user A; Return: its mode before, to put back. */
+static mode_t open_to_a(void)
+{
+	struct stat st;
+
+	if (stat(MWIN_DEV_PATH, &st) || chmod(MWIN_DEV_PATH, 0666))
+		return 0600;
+	return st.st_mode & 07777;
+}
+
+/*
+ * A local user affects only its own windows. User A's create, killed
+ * while it waits for its REG_MR (the test build's device completes it,
+ * and the module sees that, 1.5 s later), returns, and the device keeps
+ * the chain: the peer B's window is on is not cut off (its QP not in ERR,
+ * the same rkey reads), A's window is never made, and once the chain
+ * completed its MR is gone, and nothing of the window is left.
+ */
+TEST_F(delays, killed_grant_leaves_a_shared_peer_alone)
+{
+	struct mwin_window_bind b;
+	struct mwin_info info;
+	uint32_t qpn;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
+	mode_t mode = open_to_a();
+	int64_t t0 = test_now_ms();
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	ASSERT_EQ(0, set_delay(POINT_HOLD_DONE, 1500));
+	/* its window is made: its REG_MR follows at once */
+	a_fd = self->fd;
+	kill_a_after(_metadata, a_create, mwpeer_id(p), 200, NULL, 0,
+		     info.nr_windows);
+	ASSERT_EQ(0, set_delay(0, 0));
+	expect_b_reads(_metadata, self, p, &b, qpn);
+	/* A's REG_MR completes, late: its MR, and the window, go then */
+	EXPECT_EQ(info.nr_windows, windows_settle(self->fd, info.nr_windows));
+	TH_LOG("A's window gone %lld ms after its create began",
+	       (long long)(test_now_ms() - t0));
+	expect_b_reads(_metadata, self, p, &b, qpn);
+	chmod(MWIN_DEV_PATH, mode);
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+}
+
+/*
+ * User A's batch of creates, and a create, killed while they wait for
+ * slots on the registration QP (the test build hides every slot from
+ * grants): nothing was posted, so the peer B's window is on stays, and
+ * nothing of A's windows is left when the calls return.
+ */
+TEST_F(delays, killed_batch_before_its_post_leaves_a_shared_peer_alone)
+{
+	int (*fn[])(int fd, uint32_t id) = { a_batch_create, a_create };
+	struct mwin_window_bind b;
+	struct mwin_info info;
+	uint32_t qpn;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
+	mode_t mode = open_to_a();
+	unsigned int i;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, set_faults(1u << POINT_PERMITS_HELD));
+		kill_a_after(_metadata, fn[i], mwpeer_id(p), 300, NULL, 0, 0);
+		ASSERT_EQ(0, set_faults(0));
+		expect_b_reads(_metadata, self, p, &b, qpn);
+		EXPECT_EQ(info.nr_windows,
+			  windows_settle(self->fd, info.nr_windows));
+	}
+	chmod(MWIN_DEV_PATH, mode);
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+}
+
+struct held_permit {
+	int fd;
+	struct mwin_window_bind b;
+	int ret;
+};
+
+static void *rebind_thread(void *arg)
+{
+	struct held_permit *h = arg;
+
+	h->ret = test_rebind(h->fd, &h->b, 0, h->b.offset, h->b.length,
+			     MWIN_ACCESS_READ);
+	return NULL;
+}
+
+/*
+ * Another caller holds one slot of a peer's registration QP (the test
+ * build sleeps 1.5 s in its rebind, the slot taken): a batch of 64
+ * invalidations on that peer takes the 63 free slots, then the one its
+ * first piece gives back, and completes at once; the peer is not cut off,
+ * where waiting for 64 slots at once ran out revoke_timeout_ms and cut it
+ * off.
+ */
+TEST_F(delays, batch_goes_in_pieces_beside_a_held_slot)
+{
+	struct mwin_batch_op ops[64] = { 0 };
+	struct mwin_window_batch cmd = {
+		.size = sizeof(cmd), .count = 64,
+		.op_size = sizeof(ops[0]), .ops = (uintptr_t)ops,
+	};
+	struct held_permit h = { .fd = self->fd };
+	struct mwin_window_bind b;
+	int64_t t0, ms;
+	uint32_t qpn;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
+	pthread_t t;
+	int i, r;
+
+	ASSERT_NE(NULL, p);
+	/* unbound: its rebind only grants, and waits op_timeout_ms at most */
+	h.b = test_bind(self->region, mwpeer_id(p), 8192, 4096,
+			MWIN_ACCESS_READ, MWIN_WINDOW_OVERLAP);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &h.b));
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, h.b.id));
+	for (i = 0; i < 64; i++)
+		ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_CREATE, .region = self->region,
+			.peer = mwpeer_id(p), .offset = 16384, .length = 4096,
+			.access = MWIN_ACCESS_READ,
+			.flags = MWIN_WINDOW_OVERLAP,
+		};
+	ASSERT_EQ(0, mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd));
+	ASSERT_EQ(0, cmd.failed);
+	for (i = 0; i < 64; i++)
+		ops[i] = (struct mwin_batch_op){
+			.opcode = MWIN_BATCH_INVALIDATE, .id = ops[i].id,
+		};
+
+	ASSERT_EQ(0, set_delay(POINT_HOLD_PERMIT, 1500));
+	ASSERT_EQ(0, pthread_create(&t, NULL, rebind_thread, &h));
+	usleep(300 * 1000);	/* it sleeps with its slot */
+	t0 = test_now_ms();
+	r = mwin_ioctl(self->fd, MWIN_WINDOW_BATCH, &cmd);
+	ms = test_now_ms() - t0;
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, set_delay(0, 0));
+	TH_LOG("64 invalidations beside a held slot: %d, %u failed (first %d), %lld ms",
+	       r, cmd.failed, ops[0].result, (long long)ms);
+	EXPECT_EQ(0, r);
+	EXPECT_EQ(0, cmd.failed);
+	EXPECT_GT(1000, ms);
+	EXPECT_EQ(0, h.ret);
+	expect_b_reads(_metadata, self, p, &b, qpn);
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(MWIN_WINDOW_INVALIDATED,
+			  test_window_state(self->fd, ops[i].id));
+	mwpeer_close(p);
+}
+
+/*
+ * The fail-closed rule stays: user A's invalidate that the device does
+ * not complete (POINT_STALL_REVOKE), its caller killed while it waits, is
+ * not cut short, and cuts A's peer off when revoke_timeout_ms has passed:
+ * A's rkey is dead and the peer gone for reason cut-off. B's window on
+ * another peer reads on.
+ */
+TEST_F(delays, killed_revoke_still_cuts_off)
+{
+	struct mwin_window_bind b, ab;
+	struct mwin_peer_info pi;
+	uint32_t qpn, aqpn, id;
+	struct mwpeer *p = peer_reading(self, &b, &qpn);
+	struct mwpeer *a = test_connect();
+	mode_t mode = open_to_a();
+
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, a);
+	id = mwpeer_id(a);
+	ASSERT_EQ(0, mwin_peer_get(self->fd, id, 0, &pi));
+	aqpn = pi.qpn;
+	kill_a_after(_metadata, a_create_then_invalidate, id, 100, &ab,
+		     1u << POINT_STALL_REVOKE, 0);
+	ASSERT_EQ(0, set_faults(0));
+	EXPECT_EQ(0, test_qp_dead(aqpn));
+	EXPECT_NE(IBV_WC_SUCCESS, mwpeer_read(a, ab.rkey, ab.iova, NULL, 8));
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	EXPECT_EQ(0, mwin_peer_get(self->fd, id, MWIN_GET_GONE, &pi));
+	EXPECT_EQ(MWIN_DOWN_CUT_OFF, pi.down_reason);
+	expect_b_reads(_metadata, self, p, &b, qpn);
+	chmod(MWIN_DEV_PATH, mode);
+	mwpeer_close(a);
+	mwpeer_close(p);
+	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
 }
 
 TEST_HARNESS_MAIN

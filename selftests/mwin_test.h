@@ -641,15 +641,13 @@ static inline int test_mr_gone(uint32_t rkey)
 }
 
 /*
- * @fn(fd, @id) in a child as user and group @uid, without capabilities,
- * on its own open of /dev/mwin (which the test must open to it): 0, or
- * what @fn returned (TEST_CHILD_CHECK: the line that failed), 100 and up
- * when the child could not get that far, -1 when it died.
+ * test_as_user()'s child, not waited for: its pid (to signal, then reap),
+ * or -1.
  */
-static inline int test_as_user(uid_t uid, int (*fn)(int fd, uint32_t id),
-			       uint32_t id)
+static inline pid_t test_start_as_user(uid_t uid,
+				       int (*fn)(int fd, uint32_t id),
+				       uint32_t id)
 {
-	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -662,6 +660,21 @@ static inline int test_as_user(uid_t uid, int (*fn)(int fd, uint32_t id),
 		fd = open(MWIN_DEV_PATH, O_RDWR);
 		_exit(fd < 0 ? 101 : fn(fd, id));
 	}
+	return pid;
+}
+
+/*
+ * @fn(fd, @id) in a child as user and group @uid, without capabilities,
+ * on its own open of /dev/mwin (which the test must open to it): 0, or
+ * what @fn returned (TEST_CHILD_CHECK: the line that failed), 100 and up
+ * when the child could not get that far, -1 when it died.
+ */
+static inline int test_as_user(uid_t uid, int (*fn)(int fd, uint32_t id),
+			       uint32_t id)
+{
+	int status;
+	pid_t pid = test_start_as_user(uid, fn, id);
+
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
