@@ -855,6 +855,10 @@ int window_keep_grantee(struct mwin_window *w, struct mwin_peer **pp,
 			struct mwin_tenant **tp);
 void window_finalize(struct mwin_obj *o);
 void window_unbind(struct mwin_window *w, enum mwin_wire_reason why);
+int window_revoke(struct mwin_window *w, enum mwin_wire_reason why);
+int window_lock_killable(struct mwin_window *w);
+int window_wait_old_peer(struct mwin_window *w);
+void window_release_range(struct mwin_window *w);
 int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret);
 int window_bind_prep(struct mwin_window *w, struct mwin_peer *p,
 		     struct mwin_tenant *t, bool *inv);
