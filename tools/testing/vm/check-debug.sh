@@ -19,10 +19,12 @@
 #                             its monitor's, which make check runs on both
 #                             kernels; see tools/testing/vm/README.md)
 #   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
-#                             here revoke_timeout_ms=1000: RDMA under this
+#                             here revoke_timeout_ms=1000
+#                             auth_timeout_ms=30000: RDMA under this
 #                             kernel is about 30 times slower, and an honest
-#                             peer's revoke under the suite's load must not
-#                             be taken for a stalled one)
+#                             peer's revoke or handshake under the suite's
+#                             load must not be taken for a stalled one; the
+#                             tests of those bounds set their own)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -56,7 +58,7 @@ MWIN_VM_KERNEL_DIR=$stage MWIN_VM_OUT=$base/out \
 MWIN_KO=$base/mwin.ko MWIN_TEST_KO=$base/mwin-test.ko MWIN_DEBUG_OUT=$base/out \
 MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-1200} \
 MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance mwin_mwctl mwin_mwctl_leases mwin_mwctl_tenants mwin_mwctl_windows} \
-MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000} \
+MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000 auth_timeout_ms=30000} \
 	"$here/vm-run" --timeout "${MWIN_CHECK_DEBUG_TIMEOUT:-2400}" --log "$log" -- \
 	"$here/debug-guest.sh"
 rc=$?
