@@ -63,6 +63,8 @@
  *                                  window by window, without holding it
  *                                  (tenant_next_window())
  *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
+ *   admit_sources_lock (spinlock,  source addresses' rate buckets and
+ *     admit.c)                     handshake counts; innermost
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
  * No global lock is held while waiting for the device.
