@@ -43,84 +43,71 @@ MODULE_PARM_DESC(max_monitors,
  * refused with EINVAL, at load and on a write to
  * /sys/module/mwin/parameters/, and the old value stays.
  */
-static int mwin_param_set_range(const char *val, const struct kernel_param *kp,
-				unsigned int min, unsigned int max, bool zero)
+struct mwin_ms_param {
+	unsigned int *ms;
+	unsigned int min, max;
+	bool off;		/* 0 is allowed too: "never" */
+};
+
+static int mwin_ms_param_set(const char *val, const struct kernel_param *kp)
 {
+	const struct mwin_ms_param *p = kp->arg;
 	unsigned int n;
 
 	if (kstrtouint(val, 0, &n))
 		return -EINVAL;
-	if (!(zero && !n) && (n < min || n > max))
+	if (!(p->off && !n) && (n < p->min || n > p->max))
 		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	WRITE_ONCE(*p->ms, n);
 	return 0;
 }
 
-static int mwin_set_op_timeout(const char *val, const struct kernel_param *kp)
+static int mwin_ms_param_get(char *buf, const struct kernel_param *kp)
 {
-	return mwin_param_set_range(val, kp, 100, 60000, false);
+	const struct mwin_ms_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->ms));
 }
 
-static const struct kernel_param_ops mwin_op_timeout_ops = {
-	.set = mwin_set_op_timeout,
-	.get = param_get_uint,
+static const struct kernel_param_ops mwin_ms_param_ops = {
+	.set = mwin_ms_param_set,
+	.get = mwin_ms_param_get,
 };
 
 unsigned int mwin_op_timeout_ms = 10000;
-module_param_cb(op_timeout_ms, &mwin_op_timeout_ops, &mwin_op_timeout_ms,
-		0644);
+static struct mwin_ms_param mwin_op_timeout = {
+	&mwin_op_timeout_ms, 100, 60000
+};
+module_param_cb(op_timeout_ms, &mwin_ms_param_ops, &mwin_op_timeout, 0644);
 __MODULE_PARM_TYPE(op_timeout_ms, "uint");
 MODULE_PARM_DESC(op_timeout_ms,
 		 "How long to wait for the device to complete a window operation (100-60000)");
 
-static int mwin_set_auth_timeout(const char *val,
-				 const struct kernel_param *kp)
-{
-	return mwin_param_set_range(val, kp, 100, 60000, false);
-}
-
-static const struct kernel_param_ops mwin_auth_timeout_ops = {
-	.set = mwin_set_auth_timeout,
-	.get = param_get_uint,
-};
-
 unsigned int mwin_auth_timeout_ms = 5000;
-module_param_cb(auth_timeout_ms, &mwin_auth_timeout_ops,
-		&mwin_auth_timeout_ms, 0644);
+static struct mwin_ms_param mwin_auth_timeout = {
+	&mwin_auth_timeout_ms, 100, 60000
+};
+module_param_cb(auth_timeout_ms, &mwin_ms_param_ops, &mwin_auth_timeout,
+		0644);
 __MODULE_PARM_TYPE(auth_timeout_ms, "uint");
 MODULE_PARM_DESC(auth_timeout_ms,
 		 "How long a connection has, from its request, to be established and, for a tenant with a key, proved (100-60000)");
 
-static int mwin_set_keepalive(const char *val, const struct kernel_param *kp)
-{
-	return mwin_param_set_range(val, kp, 100, 3600000, true);
-}
-
-static const struct kernel_param_ops mwin_keepalive_ops = {
-	.set = mwin_set_keepalive,
-	.get = param_get_uint,
-};
-
 unsigned int mwin_keepalive_ms = 5000;
-module_param_cb(keepalive_ms, &mwin_keepalive_ops, &mwin_keepalive_ms, 0644);
+static struct mwin_ms_param mwin_keepalive = {
+	&mwin_keepalive_ms, 100, 3600000, true
+};
+module_param_cb(keepalive_ms, &mwin_ms_param_ops, &mwin_keepalive, 0644);
 __MODULE_PARM_TYPE(keepalive_ms, "uint");
 MODULE_PARM_DESC(keepalive_ms,
 		 "How often to check that a connected peer still answers (0: never, else 100-3600000)");
 
-static int mwin_set_revoke_timeout(const char *val,
-				   const struct kernel_param *kp)
-{
-	return mwin_param_set_range(val, kp, 10, 5000, false);
-}
-
-static const struct kernel_param_ops mwin_revoke_timeout_ops = {
-	.set = mwin_set_revoke_timeout,
-	.get = param_get_uint,
-};
-
 unsigned int mwin_revoke_timeout_ms = 250;
-module_param_cb(revoke_timeout_ms, &mwin_revoke_timeout_ops,
-		&mwin_revoke_timeout_ms, 0644);
+static struct mwin_ms_param mwin_revoke_timeout = {
+	&mwin_revoke_timeout_ms, 10, 5000
+};
+module_param_cb(revoke_timeout_ms, &mwin_ms_param_ops, &mwin_revoke_timeout,
+		0644);
 __MODULE_PARM_TYPE(revoke_timeout_ms, "uint");
 MODULE_PARM_DESC(revoke_timeout_ms,
 		 "How long a revoke waits for its invalidation before the peer is cut off (10-5000)");
