@@ -384,6 +384,28 @@ TEST_F(win, foreign_send_with_invalidate_is_an_attack)
 		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 }
 
+/*
+ * The same attack on a quiet window: its peer learns its rkeys from the
+ * window's owner, not from mwin, so the window is left invalidated, for
+ * the owner to rebind, and the peer is told nothing.
+ */
+TEST_F(win, foreign_invalidation_leaves_a_quiet_window_invalidated)
+{
+	struct mwin_window_bind b;
+	uint32_t bid = mwpeer_id(self->b);
+	struct mwpeer_msg m;
+
+	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+		      MWIN_ACCESS_READ, MWIN_WINDOW_QUIET);
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	mwpeer_send_inv(self->b, b.rkey);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, bid));
+	EXPECT_EQ(-ETIMEDOUT, mwpeer_next_msg(self->a, &m, 500));
+	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
 /* A faulting peer is cleaned up and can reconnect; others keep working. */
 TEST_F(win, faulting_peer_is_cleaned_up)
 {
