@@ -85,6 +85,7 @@ void window_victim_regrant(struct work_struct *work)
 	bool replaced;
 	u32 old_rkey;
 
+	mwin_test_delay(MWIN_TEST_VICTIM_REGRANT);
 	window_lock(w);
 	if (w->dead || w->state != MWIN_WINDOW_INVALIDATED ||
 	    !w->victim_rkey || w->rkey != w->victim_rkey)

@@ -207,6 +207,8 @@ enum mwin_test_point {
 	MWIN_TEST_HOLD_PERMIT,
 	/* not a sleep: a grant finds no slot free (peer_ops_get()) */
 	MWIN_TEST_PERMITS_HELD,
+	/* a window a stranger invalidated, before it is granted again */
+	MWIN_TEST_VICTIM_REGRANT,
 };
 
 #ifdef MWIN_TEST

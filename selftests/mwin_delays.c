@@ -38,6 +38,7 @@
 #define POINT_HOLD_DONE		14
 #define POINT_HOLD_PERMIT	15
 #define POINT_PERMITS_HELD	16
+#define POINT_VICTIM_REGRANT	17
 
 /* an unprivileged user, who shares the fixture's peers */
 #define USER_A	60001
@@ -1101,6 +1102,50 @@ TEST_F(delays, killed_revoke_still_cuts_off)
 	mwpeer_close(a);
 	mwpeer_close(p);
 	EXPECT_EQ(0, mwin_window_destroy(self->fd, b.id));
+}
+
+/*
+ * A stranger invalidates A's window, and its owner rebinds it before the
+ * module grants it to A again: the owner's rebind is the last word, A is
+ * granted its rkey and no other.
+ */
+TEST_F(delays, owner_rebinds_before_the_victim_is_granted_again)
+{
+	struct mwin_window_info wi;
+	struct mwin_window_bind b;
+	struct mwpeer *a, *stranger;
+	struct mwpeer_msg m;
+	uint32_t sid, first;
+
+	a = peer_with_window(self, &b);
+	ASSERT_NE(NULL, a);
+	stranger = test_connect();
+	ASSERT_NE(NULL, stranger);
+	sid = mwpeer_id(stranger);
+	ASSERT_EQ(0, mwpeer_next_msg(a, &m, -1));	/* the grant */
+	first = b.rkey;
+
+	ASSERT_EQ(0, set_delay(POINT_VICTIM_REGRANT, 1500));
+	mwpeer_send_inv(stranger, b.rkey);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, sid));
+	ASSERT_EQ(0, mwpeer_next_msg(a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_REVOKE, m.type);
+	EXPECT_EQ(MWIN_REVOKE_REMOTE, m.access);
+	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 0, 4096, MWIN_ACCESS_READ));
+	EXPECT_NE(first, b.rkey);
+	usleep(2000 * 1000);	/* past the sleep */
+	ASSERT_EQ(0, set_delay(0, 0));
+
+	ASSERT_EQ(0, mwpeer_next_msg(a, &m, TEST_TIMEOUT_MS));
+	EXPECT_EQ(MWIN_WIRE_GRANT, m.type);
+	EXPECT_EQ(b.rkey, m.rkey);
+	EXPECT_EQ(-ETIMEDOUT, mwpeer_next_msg(a, &m, 500));
+	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, wi.state);
+	EXPECT_EQ(b.rkey, wi.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(a, b.rkey, b.iova, NULL, 8));
+	mwpeer_close(stranger);
+	mwpeer_close(a);
 }
 
 TEST_HARNESS_MAIN
