@@ -5,8 +5,9 @@
  * anything on it (no PD, no QP), and the tenant handshake that follows.
  *
  * A version 2 hello is an anonymous peer: admitted while the anonymous
- * parameter is set, up to max_anon_peers at once. A version 3 hello names a
- * tenant: admitted from the tenant's prefixes, up to its max_conns. Every
+ * parameter is set, up to max_anon_peers at once. A version 3 or 4 hello
+ * names a tenant: admitted from the tenant's prefixes, up to its max_conns.
+ * Every
  * source address may connect conn_rate times a second (a token bucket),
  * whoever it claims to be. A refusal is a REJ whose private data says why
  * (struct mwin_wire_reject), counted for the module and the tenant named.
@@ -14,10 +15,14 @@
  * key) is bounded by the module, not by the peer's CM timeouts: it holds a
  * handshake slot, counted apart, for at most auth_timeout_ms.
  *
- * A tenant with a key proves itself both ways with HMAC-SHA256 over nonces
- * of both sides (Documentation/wire.rst): the module's proof goes in the
- * accept, the peer's comes as its first SEND. Each connection gets a new
- * module nonce, so a recorded handshake proves nothing when replayed.
+ * A tenant with a key proves itself in the connect request, before the
+ * module makes anything for it: a PD or a QP of the tenant's, even without
+ * access rights, could already take a Send-with-Invalidate of the tenant's
+ * rkeys. Its hello is answered with a reject carrying a challenge, which
+ * the module keeps nothing of (it is MACed with a secret); its next request
+ * carries the challenge and an HMAC-SHA256 proof over it, and the module's
+ * accept carries the module's proof (Documentation/wire.rst). A challenge
+ * is good once: a recorded request proves nothing when replayed.
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
@@ -60,10 +65,11 @@ static const char *const admit_why[MWIN_REJECT_SLOTS] = {
 	[MWIN_REJECT_RNR_RETRY] = "RNR retry count 7 (infinite)",
 	[MWIN_REJECT_SETUP] = "cannot set up the connection",
 	[MWIN_REJECT_DEVICE] = "device not served",
-	[MWIN_REJECT_BAD_PROOF] = "bad tenant proof",
+	[MWIN_REJECT_BAD_PROOF] = "bad tenant proof or challenge",
 	[MWIN_REJECT_NO_PROOF] = "no tenant proof",
 	[MWIN_REJECT_HALF_OPEN] = "too many connections in their handshake",
 	[MWIN_REJECT_UNFINISHED] = "handshake not finished in time",
+	[MWIN_REJECT_CHALLENGE] = "challenged",
 };
 
 u32 admit_nr_anon(void)
@@ -81,29 +87,41 @@ void admit_count(struct mwin_tenant *t, enum mwin_wire_reject_reason why)
 	}
 }
 
-/**
- * admit_reject() - refuse a CONNECT_REQUEST, saying why
- * @id: its CM id
- * @t: the tenant it named, or NULL
- * @why: the reason, counted and put in the REJ's private data
- */
-void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
-		  enum mwin_wire_reject_reason why)
+/* A hello of version 3 or 4: its tenant, by name. */
+static int admit_read_tenant_hello(const struct rdma_conn_param *conn,
+				   struct mwin_admission *a)
 {
-	struct mwin_wire_reject rej = {
-		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
-		.version = MWIN_WIRE_VERSION_TENANT,
-		.reason = why,
-	};
+	const struct mwin_wire_hello_tenant *h = conn->private_data;
 
-	admit_count(t, why);
-	pr_info_ratelimited("mwin: refused a peer from %pISpc%s%s: %s\n",
-			    &id->route.addr.dst_addr, t ? " as " : "",
-			    t ? t->name : "", admit_why[why]);
-	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	if (conn->private_data_len < sizeof(*h) || !tenant_name_ok(h->tenant))
+		return MWIN_REJECT_BAD_HELLO;
+	/* version 4 has no nonce in its hello: the proof brings one */
+	if (h->version == MWIN_WIRE_VERSION_PROOF &&
+	    memchr_inv(h->nonce, 0, sizeof(h->nonce)))
+		return MWIN_REJECT_BAD_HELLO;
+	a->tenant = tenant_find(h->tenant);
+	return a->tenant ? 0 : MWIN_REJECT_UNKNOWN_TENANT;
 }
 
-/* The hello, version 2 or 3; a tenant's name is checked, not looked up. */
+/* A version 4 request with a proof: its tenant, by id. */
+static int admit_read_proof_req(const struct rdma_conn_param *conn,
+				struct mwin_admission *a)
+{
+	const struct mwin_wire_proof_req *r = conn->private_data;
+	u32 id = le32_to_cpu(r->tenant);
+
+	if (conn->private_data_len < sizeof(*r) ||
+	    memchr_inv(r->__reserved, 0, sizeof(r->__reserved)))
+		return MWIN_REJECT_BAD_HELLO;
+	a->proof_req = true;
+	memcpy(a->challenge, r->challenge, sizeof(a->challenge));
+	memcpy(a->nonce, r->nonce, sizeof(a->nonce));
+	memcpy(a->proof, r->proof, sizeof(a->proof));
+	a->tenant = tenant_lookup(id, &mwin_module_caller);
+	return a->tenant ? 0 : MWIN_REJECT_UNKNOWN_TENANT;
+}
+
+/* The hello, or a request with a proof, and the tenant it names. */
 static int admit_read_hello(const struct rdma_conn_param *conn,
 			    struct mwin_admission *a)
 {
@@ -111,17 +129,21 @@ static int admit_read_hello(const struct rdma_conn_param *conn,
 
 	/* version 2 hellos are 8 bytes; the CM pads private data with zeros */
 	if (conn->private_data_len < sizeof(struct mwin_wire_hello) ||
-	    le32_to_cpu(h->magic) != MWIN_WIRE_MAGIC ||
-	    memchr_inv(h->__reserved, 0, sizeof(h->__reserved)))
+	    le32_to_cpu(h->magic) != MWIN_WIRE_MAGIC)
 		return MWIN_REJECT_BAD_HELLO;
 	a->version = h->version;
+	/* in version 4 the first reserved byte is the request's type */
+	if (h->version == MWIN_WIRE_VERSION_PROOF &&
+	    h->__reserved[0] == MWIN_WIRE_PROOF_REQ)
+		return admit_read_proof_req(conn, a);
+	if (memchr_inv(h->__reserved, 0, sizeof(h->__reserved)))
+		return MWIN_REJECT_BAD_HELLO;
 	if (h->version == MWIN_WIRE_VERSION)
 		return 0;
-	if (h->version != MWIN_WIRE_VERSION_TENANT ||
-	    conn->private_data_len < sizeof(*h) || !tenant_name_ok(h->tenant))
+	if (h->version != MWIN_WIRE_VERSION_TENANT &&
+	    h->version != MWIN_WIRE_VERSION_PROOF)
 		return MWIN_REJECT_BAD_HELLO;
-	memcpy(a->nonce, h->nonce, sizeof(a->nonce));
-	return 0;
+	return admit_read_tenant_hello(conn, a);
 }
 
 static bool admit_device_ok(struct ib_device *ibdev)
@@ -206,13 +228,21 @@ static DEFINE_SPINLOCK(admit_sources_lock);
 static struct admit_source admit_sources[ADMIT_SOURCES];
 static siphash_key_t admit_source_key;
 
-static u16 admit_source(const struct sockaddr *sa)
+/* @sa as the rate table counts it: its family, then 4 or 8 bytes. */
+static void admit_source_bytes(const struct sockaddr *sa, u8 key[1 + 8])
 {
-	u8 key[1 + 8] = {};
 	const u8 *addr;
 
+	memset(key, 0, 1 + 8);
 	key[0] = admit_addr_bytes(sa, &addr);
 	memcpy(key + 1, addr, key[0] == 4 ? 4 : 8);
+}
+
+static u16 admit_source(const struct sockaddr *sa)
+{
+	u8 key[1 + 8];
+
+	admit_source_bytes(sa, key);
 	get_random_once(&admit_source_key, sizeof(admit_source_key));
 	return siphash(key, sizeof(key), &admit_source_key) % ADMIT_SOURCES;
 }
@@ -262,11 +292,10 @@ static void admit_source_put(u16 source)
 /*
  * Slots. A request takes a handshake slot: the module's (max_half_open),
  * its tenant's (as many as its max_conns) and its source address's. When
- * the handshake is over (established, and for a tenant with a key proved)
- * the peer trades it for a connection slot: the module's (max_peers) and
- * its tenant's (max_conns) or an anonymous one (max_anon_peers). Strangers
- * who cannot prove a tenant's key never hold one of its connection slots,
- * and a handshake slot for at most auth_timeout_ms.
+ * the handshake is over (established) the peer trades it for a connection
+ * slot: the module's (max_peers) and its tenant's (max_conns) or an
+ * anonymous one (max_anon_peers). Strangers who cannot prove a tenant's
+ * key never hold a slot of its: they are refused before they take one.
  */
 static atomic_t mwin_nr_half_open = ATOMIC_INIT(0);
 
@@ -373,6 +402,212 @@ static void admit_put_slot(struct mwin_tenant *t)
 	atomic_dec(&mwin_nr_peers);
 }
 
+/* Has @t a key? TENANT_SET may swap its transform under its lock. */
+static bool admit_keyed(struct mwin_tenant *t)
+{
+	bool keyed;
+
+	spin_lock(&t->lock);
+	keyed = t->tfm;
+	spin_unlock(&t->lock);
+	return keyed;
+}
+
+/*
+ * HMAC-SHA256(key, @label | @a | @b | @id as 4 bytes little-endian), the
+ * proofs of Documentation/wire.rst. Under @t->lock, with a key.
+ */
+static int admit_hmac(struct mwin_tenant *t, const char *label,
+		      const u8 *a, size_t a_len, const u8 *b, size_t b_len,
+		      u32 id, u8 out[MWIN_WIRE_PROOF_LEN])
+{
+	u8 buf[16 + MWIN_WIRE_CHALLENGE_LEN + MWIN_WIRE_PEER_NONCE_LEN + 4];
+	size_t n = strlen(label);
+	__le32 le_id = cpu_to_le32(id);
+	SHASH_DESC_ON_STACK(desc, t->tfm);
+	int ret;
+
+	memcpy(buf, label, n);
+	memcpy(buf + n, a, a_len);
+	memcpy(buf + n + a_len, b, b_len);
+	memcpy(buf + n + a_len + b_len, &le_id, sizeof(le_id));
+	desc->tfm = t->tfm;
+	ret = crypto_shash_digest(desc, buf, n + a_len + b_len + sizeof(le_id),
+				  out);
+	shash_desc_zero(desc);
+	return ret;
+}
+
+/*
+ * Challenges: expiry (the low 32 bits of the module's clock, in ms) |
+ * salt | MAC, the MAC a siphash with a secret of the module's over the
+ * whole expiry, the salt, the tenant and the source address. The module
+ * keeps nothing of the challenges it hands out, only of those proved
+ * (admit_challenge_use()); a challenge from the clock's last lap (49 days)
+ * does not verify, its expiry taken for one of this lap.
+ */
+struct admit_challenge {
+	__le32 expiry;
+	u8 salt[4];
+	__le64 mac;
+};
+
+static siphash_key_t admit_challenge_key;
+
+static u64 admit_now_ms(void)
+{
+	return jiffies64_to_msecs(get_jiffies_64());
+}
+
+static __le64 admit_challenge_mac(u64 expiry, const u8 salt[4], u32 tenant,
+				  const struct sockaddr *sa)
+{
+	struct {
+		__le64 expiry;
+		u8 salt[4];
+		__le32 tenant;
+		u8 source[1 + 8];
+	} __packed in = {
+		.expiry = cpu_to_le64(expiry),
+		.tenant = cpu_to_le32(tenant),
+	};
+
+	memcpy(in.salt, salt, sizeof(in.salt));
+	admit_source_bytes(sa, in.source);
+	get_random_once(&admit_challenge_key, sizeof(admit_challenge_key));
+	return cpu_to_le64(siphash(&in, sizeof(in), &admit_challenge_key));
+}
+
+static void admit_challenge_make(struct mwin_tenant *t,
+				 const struct sockaddr *sa,
+				 u8 out[MWIN_WIRE_CHALLENGE_LEN])
+{
+	u64 expiry = admit_now_ms() + READ_ONCE(mwin_auth_timeout_ms);
+	struct admit_challenge c = { .expiry = cpu_to_le32((u32)expiry) };
+
+	BUILD_BUG_ON(sizeof(c) != MWIN_WIRE_CHALLENGE_LEN);
+	get_random_bytes(c.salt, sizeof(c.salt));
+	c.mac = admit_challenge_mac(expiry, c.salt, t->obj.id, sa);
+	memcpy(out, &c, sizeof(c));
+}
+
+/* The challenge's expiry, if the module issued it and it is still good. */
+static u64 admit_challenge_expiry(const struct mwin_admission *a,
+				  const struct sockaddr *sa)
+{
+	struct admit_challenge c;
+	u64 now = admit_now_ms(), expiry;
+	__le64 want;
+
+	memcpy(&c, a->challenge, sizeof(c));
+	expiry = now + (s32)(le32_to_cpu(c.expiry) - (u32)now);
+	if (expiry <= now || expiry - now > READ_ONCE(mwin_auth_timeout_ms))
+		return 0;
+	want = admit_challenge_mac(expiry, c.salt, a->tenant->obj.id, sa);
+	return crypto_memneq(&c.mac, &want, sizeof(want)) ? 0 : expiry;
+}
+
+/* Is the request's proof the tenant's? False without a key. */
+static bool admit_proof_ok(const struct mwin_admission *a)
+{
+	struct mwin_tenant *t = a->tenant;
+	u8 want[MWIN_WIRE_PROOF_LEN];
+	bool ok;
+
+	spin_lock(&t->lock);
+	ok = t->tfm && !admit_hmac(t, "mwin-peer-4", a->challenge,
+				   sizeof(a->challenge), a->nonce,
+				   sizeof(a->nonce), t->obj.id, want) &&
+	     !crypto_memneq(want, a->proof, sizeof(a->proof));
+	spin_unlock(&t->lock);
+	memzero_explicit(want, sizeof(want));
+	return ok;
+}
+
+/*
+ * Challenges proved, until they expire: each is good once. Only key
+ * holders fill it; when it is full, the request is refused (half-open).
+ */
+#define ADMIT_USED	1024
+
+struct admit_used {
+	u64 expiry;		/* ms of the module's clock; 0: free */
+	u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
+};
+
+static DEFINE_SPINLOCK(admit_used_lock);
+static struct admit_used admit_used[ADMIT_USED];
+
+static int admit_challenge_use(const u8 *challenge, u64 expiry)
+{
+	struct admit_used *free = NULL, *u;
+	u64 now = admit_now_ms();
+	int why = 0;
+
+	spin_lock(&admit_used_lock);
+	for (u = admit_used; u < admit_used + ADMIT_USED; u++) {
+		if (u->expiry <= now) {
+			free = free ?: u;
+		} else if (!memcmp(u->challenge, challenge,
+				   sizeof(u->challenge))) {
+			why = MWIN_REJECT_BAD_PROOF;
+			break;
+		}
+	}
+	if (!why && !free)
+		why = MWIN_REJECT_HALF_OPEN;
+	if (!why) {
+		free->expiry = expiry;
+		memcpy(free->challenge, challenge, sizeof(free->challenge));
+	}
+	spin_unlock(&admit_used_lock);
+	return why;
+}
+
+/*
+ * A tenant with a key: a hello gets a challenge, a request with a proof
+ * is checked, challenge first, then the proof, then the challenge's use.
+ */
+static int admit_check_proof(struct mwin_admission *a)
+{
+	if (!a->proof_req)
+		return admit_keyed(a->tenant) ? MWIN_REJECT_CHALLENGE : 0;
+	if (!a->expiry || !admit_proof_ok(a))
+		return MWIN_REJECT_BAD_PROOF;
+	return admit_challenge_use(a->challenge, a->expiry);
+}
+
+/**
+ * admit_reject() - refuse a CONNECT_REQUEST, saying why
+ * @id: its CM id
+ * @t: the tenant it named, or NULL
+ * @why: the reason, counted and put in the REJ's private data
+ */
+void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
+		  enum mwin_wire_reject_reason why)
+{
+	struct mwin_wire_challenge rej = {
+		.magic = cpu_to_le32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION_PROOF,
+		.reason = why,
+	};
+
+	admit_count(t, why);
+	if (why == MWIN_REJECT_CHALLENGE) {
+		/* the handshake's first step, not a refusal */
+		rej.tenant = cpu_to_le32(t->obj.id);
+		admit_challenge_make(t, (struct sockaddr *)&id->route.addr.dst_addr,
+				     rej.challenge);
+		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+		return;
+	}
+	pr_info_ratelimited("mwin: refused a peer from %pISpc%s%s: %s\n",
+			    &id->route.addr.dst_addr, t ? " as " : "",
+			    t ? t->name : "", admit_why[why]);
+	rdma_reject(id, &rej, sizeof(struct mwin_wire_reject),
+		    IB_CM_REJ_CONSUMER_DEFINED);
+}
+
 /**
  * admit_request() - may this CONNECT_REQUEST become a peer?
  * @id: its CM id
@@ -395,17 +630,16 @@ int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
 	why = admit_read_hello(conn, a);
 	if (why)
 		return why;
-	if (a->version == MWIN_WIRE_VERSION_TENANT) {
-		const struct mwin_wire_hello_tenant *h = conn->private_data;
-
-		a->tenant = tenant_find(h->tenant);
-		if (!a->tenant)
-			return MWIN_REJECT_UNKNOWN_TENANT;
-	}
+	/* else a stranger would just speak version 3 */
+	if (a->version == MWIN_WIRE_VERSION_TENANT && admit_keyed(a->tenant))
+		return MWIN_REJECT_BAD_HELLO;
 	if (!admit_device_ok(id->device))
 		return MWIN_REJECT_DEVICE;
 	a->source = admit_source(sa);
-	if (!admit_rate_ok(a->source))
+	/* a connection costs one token: a good challenge's hello took it */
+	if (a->proof_req)
+		a->expiry = admit_challenge_expiry(a, sa);
+	if (!a->expiry && !admit_rate_ok(a->source))
 		return MWIN_REJECT_RATE;
 	/*
 	 * The peer's REQ sets the RNR retries of the module's own QP; 7 is
@@ -414,7 +648,10 @@ int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
 	 */
 	if (conn->rnr_retry_count >= 7)
 		return MWIN_REJECT_RNR_RETRY;
-	return admit_slot_free(a->tenant, sa) ?: admit_hold_half_open(a);
+	why = admit_slot_free(a->tenant, sa);
+	if (!why && a->tenant)
+		why = admit_check_proof(a);
+	return why ?: admit_hold_half_open(a);
 }
 
 /* A request refused, or whose setup failed: give back what it took. */
@@ -474,70 +711,43 @@ void admit_peer_gone(struct mwin_peer *p)
 }
 
 /*
- * HMAC-SHA256(key, @label | @a | @b | @peer as 4 bytes little-endian), the
- * proofs of Documentation/wire.rst. Under @t->lock: TENANT_SET may swap the
- * transform.
- */
-static int admit_proof(struct mwin_tenant *t, const char *label,
-		       const u8 *a, const u8 *b, u32 peer, u8 *out)
-{
-	u8 buf[16 + 2 * MWIN_WIRE_NONCE_LEN + sizeof(__le32)];
-	size_t n = strlen(label);
-	__le32 id = cpu_to_le32(peer);
-	SHASH_DESC_ON_STACK(desc, t->tfm);
-	int ret;
-
-	memcpy(buf, label, n);
-	memcpy(buf + n, a, MWIN_WIRE_NONCE_LEN);
-	memcpy(buf + n + MWIN_WIRE_NONCE_LEN, b, MWIN_WIRE_NONCE_LEN);
-	memcpy(buf + n + 2 * MWIN_WIRE_NONCE_LEN, &id, sizeof(id));
-	desc->tfm = t->tfm;
-	ret = crypto_shash_digest(desc, buf, n + 2 * MWIN_WIRE_NONCE_LEN +
-				  sizeof(id), out);
-	shash_desc_zero(desc);
-	return ret;
-}
-
-/*
  * The accept of a tenant's peer: its ids, and with a key the module's
- * nonce and proof; the proof the peer must send back is kept in @p.
+ * proof. A key set since the request was admitted without a proof, or
+ * gone since it was proved: no connection.
  */
-static int admit_accept_tenant(struct mwin_peer *p, const u8 *peer_nonce,
+static int admit_accept_tenant(struct mwin_peer *p,
+			       const struct mwin_admission *a,
 			       struct mwin_wire_accept_tenant *acc)
 {
 	struct mwin_tenant *t = p->tenant;
 	int ret = 0;
 
 	acc->magic = cpu_to_le32(MWIN_WIRE_MAGIC);
-	acc->version = MWIN_WIRE_VERSION_TENANT;
+	acc->version = a->version;
 	acc->peer = cpu_to_le32(p->obj.id);
 	acc->tenant = cpu_to_le32(t->obj.id);
-	get_random_bytes(acc->nonce, sizeof(acc->nonce));
 	spin_lock(&t->lock);
-	if (t->tfm) {
-		acc->flags = MWIN_WIRE_PROOF_NEEDED;
-		ret = admit_proof(t, "mwin-module", peer_nonce, acc->nonce,
-				  p->obj.id, acc->proof) ?:
-		      admit_proof(t, "mwin-peer", acc->nonce, peer_nonce,
-				  p->obj.id, p->proof);
-	}
+	if (!t->tfm != !a->proof_req)
+		ret = -EACCES;
+	else if (t->tfm)
+		ret = admit_hmac(t, "mwin-module-4", a->nonce, sizeof(a->nonce),
+				 a->challenge, sizeof(a->challenge), p->obj.id,
+				 acc->proof);
 	spin_unlock(&t->lock);
-	if (!acc->flags)
-		memset(acc->nonce, 0, sizeof(acc->nonce));
+	if (a->proof_req)
+		acc->flags = MWIN_WIRE_PROOF_NEEDED;
 	return ret;
 }
 
 /**
  * admit_accept_data() - the accept's private data for a new peer
  * @p: the peer, its id reserved, after admit_take()
- * @peer_nonce: the nonce of its hello
+ * @a: what its request was admitted with
  * @buf: filled with the accept
- *
- * A peer that owes no proof is authentic at once.
  *
  * Return: its length, or an errno.
  */
-int admit_accept_data(struct mwin_peer *p, const u8 *peer_nonce,
+int admit_accept_data(struct mwin_peer *p, const struct mwin_admission *a,
 		      union mwin_accept_buf *buf)
 {
 	int ret;
@@ -548,34 +758,9 @@ int admit_accept_data(struct mwin_peer *p, const u8 *peer_nonce,
 			.version = MWIN_WIRE_VERSION,
 			.peer = cpu_to_le32(p->obj.id),
 		};
-		set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
 		return sizeof(buf->anon);
 	}
 	memset(&buf->tenant, 0, sizeof(buf->tenant));
-	ret = admit_accept_tenant(p, peer_nonce, &buf->tenant);
-	if (ret)
-		return ret;
-	if (buf->tenant.flags & MWIN_WIRE_PROOF_NEEDED)
-		set_bit(MWIN_PEER_NEEDS_PROOF, &p->flags);
-	else
-		set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-	return sizeof(buf->tenant);
-}
-
-/**
- * admit_check_proof() - is this the proof @p owes?
- * @p: a peer whose tenant has a key
- * @m: the 64 bytes of its first SEND
- *
- * Return: true when it is; the caller counts and disconnects otherwise.
- */
-bool admit_check_proof(const struct mwin_peer *p,
-		       const struct mwin_wire_proof *m)
-{
-	return le32_to_cpu(m->magic) == MWIN_WIRE_MAGIC &&
-	       m->version == MWIN_WIRE_VERSION_TENANT &&
-	       m->type == MWIN_WIRE_PROOF &&
-	       !memchr_inv(m->__reserved0, 0, sizeof(m->__reserved0)) &&
-	       !memchr_inv(m->__reserved, 0, sizeof(m->__reserved)) &&
-	       !crypto_memneq(m->proof, p->proof, sizeof(p->proof));
+	ret = admit_accept_tenant(p, a, &buf->tenant);
+	return ret ?: sizeof(buf->tenant);
 }

@@ -23,11 +23,11 @@
 
 static int peer_accept_conn(struct mwin_peer *p,
 			    const struct rdma_conn_param *req,
-			    const u8 *peer_nonce)
+			    const struct mwin_admission *a)
 {
 	struct ib_device_attr *attrs = &p->dev->ibdev->attrs;
 	union mwin_accept_buf acc;
-	int len = admit_accept_data(p, peer_nonce, &acc);
+	int len = admit_accept_data(p, a, &acc);
 	struct rdma_conn_param param = {
 		.private_data = &acc,
 		.private_data_len = len,
@@ -108,7 +108,7 @@ static int peer_setup(struct rdma_cm_id *id, const struct rdma_conn_param *req,
 	 * Once the REP is out the peer may send, fail a receive and so kill
 	 * @p before it is published: its teardown waits for MWIN_PEER_SET_UP.
 	 */
-	ret = peer_accept_conn(p, req, a->nonce);
+	ret = peer_accept_conn(p, req, a);
 	if (ret)
 		goto err_destroy;
 	mwin_test_delay(MWIN_TEST_PEER_PUBLISH);

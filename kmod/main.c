@@ -91,7 +91,7 @@ module_param_cb(auth_timeout_ms, &mwin_ms_param_ops, &mwin_auth_timeout,
 		0644);
 __MODULE_PARM_TYPE(auth_timeout_ms, "uint");
 MODULE_PARM_DESC(auth_timeout_ms,
-		 "How long a connection has, from its request, to be established and, for a tenant with a key, proved (100-60000)");
+		 "How long a connection has, from its request, to be established, and a tenant's challenge lasts (100-60000)");
 
 unsigned int mwin_keepalive_ms = 5000;
 static struct mwin_ms_param mwin_keepalive = {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A peer's messages: the grants and revokes the module sends on its
- * connected QP, the keepalive, and what the peer sends (its tenant proof,
- * hand-backs); the buffers of both. The QPs are peer.c's, the connection
+ * connected QP, the keepalive, and what the peer sends (hand-backs);
+ * the buffers of both. The QPs are peer.c's, the connection
  * cm.c's.
  */
 #include <linux/slab.h>
@@ -317,62 +317,9 @@ static bool peer_up(struct mwin_peer *p)
 }
 
 /*
- * The QP of a peer that owes a proof grants no remote access (see
- * peer_qp_to()): it is in its tenant's PD, with its tenant's MRs. Once
- * proved, it grants what the CM negotiated.
- */
-static int peer_grant_access(struct mwin_peer *p)
-{
-	struct ib_qp_attr attr = { .qp_access_flags = p->qp_access };
-
-	return ib_modify_qp(p->qp, &attr, IB_QP_ACCESS_FLAGS);
-}
-
-/*
- * A peer of a tenant with a key owes its proof as its first message
- * (admit.c): anything else, or a wrong one, and it goes. The proof may
- * come before the CM's ESTABLISHED event; then that event finds the peer
- * authentic.
- */
-static void peer_check_proof(struct mwin_peer *p, struct mwin_recv *r,
-			     u32 len)
-{
-	struct ib_device *ibdev = p->dev->ibdev;
-	u64 dma = p->recv_dma + r->index * sizeof(struct mwin_wire_msg);
-	bool ok, up;
-
-	BUILD_BUG_ON(sizeof(struct mwin_wire_proof) !=
-		     sizeof(struct mwin_wire_msg));
-	if (test_bit(MWIN_PEER_KILLED, &p->flags))
-		return;		/* a hostile hand-back came with it */
-	ib_dma_sync_single_for_cpu(ibdev, dma, sizeof(struct mwin_wire_msg),
-				   DMA_FROM_DEVICE);
-	ok = len == sizeof(struct mwin_wire_proof) &&
-	     admit_check_proof(p, (void *)&p->recv_msgs[r->index]);
-	ib_dma_sync_single_for_device(ibdev, dma, sizeof(struct mwin_wire_msg),
-				      DMA_FROM_DEVICE);
-	if (!ok) {
-		admit_count(p->tenant, MWIN_REJECT_BAD_PROOF);
-		peer_kill(p, MWIN_DOWN_BAD_PROOF);
-		return;
-	}
-	if (peer_grant_access(p)) {
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-		return;
-	}
-	spin_lock(&p->lock);
-	set_bit(MWIN_PEER_AUTHENTIC, &p->flags);
-	up = p->state == MWIN_PEER_AUTHENTICATING && peer_up(p);
-	spin_unlock(&p->lock);
-	if (up)
-		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
-}
-
-/*
  * A handshake is the module's to bound, not the peer's: a client that never
  * sends its RTU would otherwise hold its slot as long as the REQ's own CM
- * timeouts say (hours), and one that never proves its key as long as it
- * stays connected.
+ * timeouts say (hours).
  */
 void peer_bound_handshake(struct mwin_peer *p)
 {
@@ -380,7 +327,7 @@ void peer_bound_handshake(struct mwin_peer *p)
 			   msecs_to_jiffies(READ_ONCE(mwin_auth_timeout_ms)));
 }
 
-/* Not established, or not proved, within auth_timeout_ms of its request. */
+/* Not established within auth_timeout_ms of its request. */
 static void peer_handshake_timeout(struct work_struct *work)
 {
 	struct mwin_peer *p = container_of(to_delayed_work(work),
@@ -395,9 +342,6 @@ static void peer_handshake_timeout(struct work_struct *work)
 	if (state == MWIN_PEER_CONNECTING) {
 		admit_count(p->tenant, MWIN_REJECT_UNFINISHED);
 		peer_kill(p, MWIN_DOWN_HANDSHAKE);
-	} else if (state == MWIN_PEER_AUTHENTICATING) {
-		admit_count(p->tenant, MWIN_REJECT_NO_PROOF);
-		peer_kill(p, MWIN_DOWN_NO_PROOF);
 	}
 }
 
@@ -418,13 +362,10 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);
-	/* done by the device whoever sent it: hostile before the proof */
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		mwin_test_delay(MWIN_TEST_REMOTE_INV);
 		window_remote_invalidate(p, wc->ex.invalidate_rkey);
 	}
-	if (!test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
-		peer_check_proof(p, r, wc->byte_len);
 	if (peer_post_recv(p, r))
 		peer_kill(p, MWIN_DOWN_QP_ERROR);
 }
@@ -447,7 +388,7 @@ int peer_post_recvs(struct mwin_peer *p)
 }
 
 /*
- * The CM's ESTABLISHED: the peer is up, or owes its proof. Under the
+ * The CM's ESTABLISHED: the peer is up. Under the
  * lock, so that a teardown, which marks the peer closing before it
  * cancels the keepalive, finds it armed or never to be armed.
  */
@@ -456,12 +397,8 @@ void peer_established(struct mwin_peer *p)
 	bool up = false;
 
 	spin_lock(&p->lock);
-	if (p->state == MWIN_PEER_CONNECTING) {
-		if (test_bit(MWIN_PEER_AUTHENTIC, &p->flags))
-			up = peer_up(p);
-		else	/* the proof is to come: see peer_check_proof() */
-			p->state = MWIN_PEER_AUTHENTICATING;
-	}
+	if (p->state == MWIN_PEER_CONNECTING)
+		up = peer_up(p);
 	spin_unlock(&p->lock);
 	if (up)
 		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);

@@ -65,6 +65,8 @@
  *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
  *   admit_sources_lock (spinlock,  source addresses' rate buckets and
  *     admit.c)                     handshake counts; innermost
+ *   admit_used_lock (spinlock,     challenges proved, until they expire;
+ *     admit.c)                     innermost
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
  * No global lock is held while waiting for the device.
@@ -525,8 +527,6 @@ struct mwin_peer {
 	/* a tenant's peer's PD is its tenant's on its device, shared */
 	struct mwin_tenant_pd *tpd;
 	struct list_head tpd_node;
-	/* the remote access rights its QP grants once it is authentic */
-	int qp_access;
 	/* tells a proved peer of its tenant's windows (tenant_regrant()) */
 	struct work_struct regrant_work;
 	/*
@@ -536,8 +536,6 @@ struct mwin_peer {
 	 * Under the lock of the window it is compared with.
 	 */
 	u64 regrant_mark;
-	/* what the peer's proof must be: computed at accept, see admit.c */
-	u8 proof[MWIN_WIRE_PROOF_LEN];
 	/* its handshake's bound: auth_timeout_ms from its request */
 	struct delayed_work handshake_work;
 	/* its source address's entry in admit.c's table */
@@ -574,8 +572,6 @@ struct mwin_peer {
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
 #define MWIN_PEER_CUT_OFF	2	/* its QPs are in ERR: peer_qps_to_err() */
 #define MWIN_PEER_DRAINED	3	/* the teardown drained its QPs */
-#define MWIN_PEER_AUTHENTIC	4	/* anonymous, or its tenant proof verified */
-#define MWIN_PEER_NEEDS_PROOF	5	/* its tenant has a key */
 #define MWIN_PEER_SET_UP	6	/* its CONNECT_REQUEST handler accepted it */
 #define MWIN_PEER_QUEUED	7	/* its teardown is queued */
 #define MWIN_PEER_QPS_UP	8	/* its QPs may have left RESET */
@@ -959,14 +955,24 @@ void tenant_regrant_elsewhere(struct mwin_tenant *t);
  * @half_open: it holds a handshake slot: the module's, @tenant's and its
  *	source address's
  * @source: its source address's entry in admit.c's table
+ * @proof_req: a struct mwin_wire_proof_req (admit_check_proof() checks
+ *	it): @challenge, @nonce and @proof are its
+ * @challenge: the challenge it answers
+ * @expiry: the challenge's, when the module issued it for this tenant and
+ *	source address and it is good still; else 0
  * @nonce: the peer's nonce
+ * @proof: the peer's proof
  */
 struct mwin_admission {
 	u8 version;
 	struct mwin_tenant *tenant;
 	bool half_open;
 	u16 source;
-	u8 nonce[MWIN_WIRE_NONCE_LEN];
+	bool proof_req;
+	u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
+	u64 expiry;
+	u8 nonce[MWIN_WIRE_PEER_NONCE_LEN];
+	u8 proof[MWIN_WIRE_REQ_PROOF_LEN];
 };
 
 union mwin_accept_buf {
@@ -985,18 +991,15 @@ void admit_undo(struct mwin_admission *a);
 void admit_take(struct mwin_peer *p, struct mwin_admission *a);
 int admit_peer_up(struct mwin_peer *p);
 void admit_peer_gone(struct mwin_peer *p);
-int admit_accept_data(struct mwin_peer *p, const u8 *peer_nonce,
+int admit_accept_data(struct mwin_peer *p, const struct mwin_admission *a,
 		      union mwin_accept_buf *buf);
-bool admit_check_proof(const struct mwin_peer *p,
-		       const struct mwin_wire_proof *m);
 
 /* peer.c */
 
-/* Can @p be granted windows? Connected or connecting, and authentic. */
+/* Can @p be granted windows? Connected or connecting. */
 static inline bool peer_takes_grants(const struct mwin_peer *p)
 {
-	return READ_ONCE(p->state) != MWIN_PEER_CLOSING &&
-	       test_bit(MWIN_PEER_AUTHENTIC, &p->flags);
+	return READ_ONCE(p->state) != MWIN_PEER_CLOSING;
 }
 
 /* cm.c */

@@ -404,7 +404,7 @@ static void peer_put_pd(struct mwin_peer *p)
 /*
  * The QPs are the module's, not the CM's (no rdma_create_qp()), so that
  * the connected one can be moved to RTS with the remote access rights the
- * module chooses: none for a peer that owes a proof. Moved as
+ * module chooses. Moved as
  * rdma_accept() would. The registration QP takes the same path and grants
  * nothing, ever.
  */
@@ -419,12 +419,8 @@ static int peer_qp_to(struct mwin_peer *p, struct ib_qp *qp,
 	ret = rdma_init_qp_attr(p->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
-	if (state == IB_QPS_INIT && mask & IB_QP_ACCESS_FLAGS) {
-		if (!reg)
-			p->qp_access = attr.qp_access_flags;
-		if (reg || test_bit(MWIN_PEER_NEEDS_PROOF, &p->flags))
-			attr.qp_access_flags = 0;
-	}
+	if (reg && state == IB_QPS_INIT && mask & IB_QP_ACCESS_FLAGS)
+		attr.qp_access_flags = 0;
 	if (state == IB_QPS_RTR)
 		attr.max_dest_rd_atomic = reg ? 0 : param->responder_resources;
 	if (state == IB_QPS_RTS)

@@ -276,8 +276,7 @@ struct mwin_peer *tenant_carrier(struct mwin_tenant *t)
 static bool tenant_pd_tells(const struct mwin_peer *p,
 			    const struct mwin_window *w)
 {
-	return test_bit(MWIN_PEER_AUTHENTIC, &p->flags) &&
-	       READ_ONCE(p->regrant_mark) > w->obj.id;
+	return READ_ONCE(p->regrant_mark) > w->obj.id;
 }
 
 void tenant_pd_tell_grant(struct mwin_tenant_pd *tpd, struct mwin_window *w,

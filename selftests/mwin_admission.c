@@ -40,6 +40,7 @@ struct half_open {
 	struct rdma_cm_id *id;
 	uint32_t peer;		/* the module's id of it, from the accept */
 	int reason;		/* the module's reject reason, or 0 */
+	struct mwin_wire_challenge challenge;	/* reason challenge: it */
 };
 
 /* The next CM event within @ms, or NULL. */
@@ -64,21 +65,27 @@ static int cm_expect(struct rdma_event_channel *ch,
 	return ok ? 0 : -EPROTO;
 }
 
-/* A hello naming @tenant (NULL: anonymous) into @buf: its length. */
-static uint8_t hello(const char *tenant, void *buf)
+/*
+ * A hello naming @tenant (NULL: anonymous) into @buf, or @req if given:
+ * its length.
+ */
+static uint8_t hello(const char *tenant, const struct mwin_wire_proof_req *req,
+		     void *buf)
 {
 	struct mwin_wire_hello_tenant *h = buf;
 
+	if (req) {
+		memcpy(buf, req, sizeof(*req));
+		return sizeof(*req);
+	}
 	memset(h, 0, sizeof(*h));
 	h->magic = htole32(MWIN_WIRE_MAGIC);
 	if (!tenant) {
 		h->version = MWIN_WIRE_VERSION;
 		return sizeof(struct mwin_wire_hello);
 	}
-	h->version = MWIN_WIRE_VERSION_TENANT;
+	h->version = MWIN_WIRE_VERSION_PROOF;
 	memcpy(h->tenant, tenant, strnlen(tenant, sizeof(h->tenant)));
-	if (getrandom(h->nonce, sizeof(h->nonce), 0) != sizeof(h->nonce))
-		return 0;
 	return sizeof(*h);
 }
 
@@ -99,24 +106,28 @@ static int half_open_answer(struct half_open *h, struct rdma_cm_event *ev)
 	    c->private_data_len >= sizeof(rej)) {
 		memcpy(&rej, c->private_data, sizeof(rej));
 		h->reason = rej.reason;
+		if (c->private_data_len >= sizeof(h->challenge))
+			memcpy(&h->challenge, c->private_data,
+			       sizeof(h->challenge));
 		return rej.reason;
 	}
 	return -EPROTO;
 }
 
 /*
- * Connect as @tenant (NULL: anonymous) and stop at the connect response.
- * Return: 0 (half-open, h->peer set), the module's reject reason, or
- * -errno.
+ * Connect as @tenant (NULL: anonymous), or with @req, and stop at the
+ * connect response. Return: 0 (half-open, h->peer set), the module's
+ * reject reason, or -errno.
  */
-static int half_open_start(struct half_open *h, const char *tenant)
+static int half_open_start(struct half_open *h, const char *tenant,
+			   const struct mwin_wire_proof_req *req)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET,
 				   .sin_port = htons(mwpeer_default_port()) };
-	uint8_t priv[sizeof(struct mwin_wire_hello_tenant)];
+	uint8_t priv[sizeof(struct mwin_wire_proof_req)];
 	struct rdma_conn_param cp = {
 		.private_data = priv,
-		.private_data_len = hello(tenant, priv),
+		.private_data_len = hello(tenant, req, priv),
 		.responder_resources = 1,
 		.initiator_depth = 1,
 		.retry_count = 7,
@@ -171,6 +182,35 @@ static bool half_open_closed(struct half_open *h)
 	return closed;
 }
 
+static const uint8_t key_u[TEST_KEY_LEN] = { 0x75, 0x2d, 0x6b, 0x65, 0x79 };
+
+/*
+ * As tenant adm-u, with its key: take a challenge, then connect with the
+ * proof and stop at the connect response, as half_open_start().
+ */
+static int proved_half_open(struct half_open *h)
+{
+	struct mwin_wire_proof_req r = {
+		.magic = htole32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION_PROOF,
+		.type = MWIN_WIRE_PROOF_REQ,
+	};
+	uint8_t proof[MWIN_WIRE_PROOF_LEN];
+	int ret = half_open_start(h, "adm-u", NULL);
+
+	if (ret != MWIN_REJECT_CHALLENGE)
+		return ret ? ret : -EPROTO;
+	r.tenant = h->challenge.tenant;
+	memcpy(r.challenge, h->challenge.challenge, sizeof(r.challenge));
+	if (getrandom(r.nonce, sizeof(r.nonce), 0) != sizeof(r.nonce) ||
+	    mwpeer_proof4(key_u, TEST_KEY_LEN, false, r.challenge, r.nonce,
+			  le32toh(r.tenant), proof))
+		return -EIO;
+	memcpy(r.proof, proof, sizeof(r.proof));
+	half_open_end(h);
+	return half_open_start(h, "adm-u", &r);
+}
+
 static uint64_t module_rejects(int fd, int why)
 {
 	struct mwin_info info;
@@ -198,8 +238,6 @@ FIXTURE(admission)
 	uint32_t tenant;
 	struct half_open h[PER_SOURCE + 1];
 };
-
-static const uint8_t key_u[TEST_KEY_LEN] = { 0x75, 0x2d, 0x6b, 0x65, 0x79 };
 
 FIXTURE_SETUP(admission)
 {
@@ -244,7 +282,7 @@ TEST_F(admission, half_open_peers_take_no_connection_slot)
 
 	ASSERT_EQ(0, test_set_param("max_anon_peers", 4));
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, half_open_start(&self->h[i], NULL));
+		ASSERT_EQ(0, half_open_start(&self->h[i], NULL, NULL));
 		EXPECT_EQ(MWIN_PEER_CONNECTING,
 			  test_peer_state(self->fd, self->h[i].peer));
 	}
@@ -273,9 +311,9 @@ TEST_F(admission, half_open_peers_go_after_auth_timeout)
 
 	ASSERT_EQ(0, test_set_param("auth_timeout_ms", AUTH_MS));
 	start = test_now_ms();
-	ASSERT_EQ(0, half_open_start(&self->h[0], NULL));
-	ASSERT_EQ(0, half_open_start(&self->h[1], NULL));
-	ASSERT_EQ(0, half_open_start(&self->h[2], "adm-u"));
+	ASSERT_EQ(0, half_open_start(&self->h[0], NULL, NULL));
+	ASSERT_EQ(0, half_open_start(&self->h[1], NULL, NULL));
+	ASSERT_EQ(0, proved_half_open(&self->h[2]));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, test_wait_peer_gone(self->fd, self->h[i].peer));
 		EXPECT_TRUE(half_open_closed(&self->h[i]));
@@ -303,9 +341,9 @@ TEST_F(admission, handshake_slots_are_bounded)
 	int err;
 
 	ASSERT_EQ(0, test_set_param("max_half_open", 2));
-	ASSERT_EQ(0, half_open_start(&self->h[0], NULL));
-	ASSERT_EQ(0, half_open_start(&self->h[1], NULL));
-	EXPECT_EQ(MWIN_REJECT_HALF_OPEN, half_open_start(&self->h[2], NULL));
+	ASSERT_EQ(0, half_open_start(&self->h[0], NULL, NULL));
+	ASSERT_EQ(0, half_open_start(&self->h[1], NULL, NULL));
+	EXPECT_EQ(MWIN_REJECT_HALF_OPEN, half_open_start(&self->h[2], NULL, NULL));
 	p = test_peer_of(NULL, NULL, NULL, &err);
 	EXPECT_EQ(-ECONNREFUSED, err);
 	EXPECT_EQ(MWIN_REJECT_HALF_OPEN, mwpeer_reject_reason(p));
@@ -327,60 +365,47 @@ TEST_F(admission, one_address_holds_few_handshakes)
 	int i;
 
 	for (i = 0; i < PER_SOURCE; i++)
-		ASSERT_EQ(0, half_open_start(&self->h[i], NULL));
+		ASSERT_EQ(0, half_open_start(&self->h[i], NULL, NULL));
 	EXPECT_EQ(MWIN_REJECT_HALF_OPEN,
-		  half_open_start(&self->h[PER_SOURCE], NULL));
+		  half_open_start(&self->h[PER_SOURCE], NULL, NULL));
 }
 
 /*
  * Strangers naming tenant U (max-conns 2, a key) and never proving it:
- * one stops at the connect response, one is established and sends no
- * proof. They hold U's handshake slots, never a connection slot: U's own
- * client, refused while they do, is admitted within auth_timeout_ms.
+ * their hellos are answered with a challenge, and their requests with a
+ * made-up proof refused, before any handshake slot is taken. They hold
+ * nothing of U's, so U's own client is admitted at once, beside them.
  */
 TEST_F(admission, strangers_cannot_keep_a_tenant_out)
 {
-	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
-				 .no_proof = true };
+	struct mwin_wire_proof_req r = {
+		.magic = MWIN_WIRE_MAGIC,
+		.version = MWIN_WIRE_VERSION_PROOF,
+		.type = MWIN_WIRE_PROOF_REQ,
+	};
 	struct mwin_tenant_info t;
-	struct mwpeer *s, *p = NULL;
-	int err, refused = 0;
-	int64_t start;
+	struct mwpeer *p;
+	int err, i;
 
-	ASSERT_EQ(0, test_set_param("auth_timeout_ms", AUTH_MS));
-	start = test_now_ms();
-	ASSERT_EQ(0, half_open_start(&self->h[0], "adm-u"));
-	s = test_peer_of("adm-u", key_u, &o, &err);
-	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(s),
-					  MWIN_PEER_AUTHENTICATING));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(MWIN_REJECT_CHALLENGE,
+			  half_open_start(&self->h[i], "adm-u", NULL));
+	r.tenant = htole32(self->tenant);
+	memset(r.challenge, 0x5a, sizeof(r.challenge));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF,
+		  half_open_start(&self->h[4], "adm-u", &r));
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
 	EXPECT_EQ(0, t.nr_conns);
+	EXPECT_EQ(4, t.rejects[MWIN_REJECT_CHALLENGE]);
+	EXPECT_EQ(1, t.rejects[MWIN_REJECT_BAD_PROOF]);
 
-	while (test_now_ms() - start < AUTH_MS + SLACK_MS) {
-		p = test_peer_of("adm-u", key_u, NULL, &err);
-		if (!err)
-			break;
-		EXPECT_EQ(MWIN_REJECT_HALF_OPEN, mwpeer_reject_reason(p));
-		refused++;
-		mwpeer_close(p);
-		p = NULL;
-		usleep(50000);
-	}
-	ASSERT_NE(NULL, p);
-	TH_LOG("tenant's client refused %d times, admitted after %lld ms (auth_timeout_ms %d)",
-	       refused, (long long)(test_now_ms() - start), AUTH_MS);
-	EXPECT_LE(1, refused);
+	p = test_peer_of("adm-u", key_u, NULL, &err);
+	ASSERT_EQ(0, err);
 	EXPECT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
 					  MWIN_PEER_CONNECTED));
-	/* the first stranger's slot may have let it in: the second's bound */
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(s)));
 	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
 	EXPECT_EQ(1, t.nr_conns);
-	EXPECT_EQ(1, t.rejects[MWIN_REJECT_UNFINISHED]);
-	EXPECT_EQ(1, t.rejects[MWIN_REJECT_NO_PROOF]);
-	EXPECT_EQ(MWIN_DOWN_NO_PROOF, test_gone_reason(self->fd, mwpeer_id(s)));
-	mwpeer_close(s);
+	EXPECT_EQ(0, t.rejects[MWIN_REJECT_HALF_OPEN]);
 	mwpeer_close(p);
 }
 
@@ -398,7 +423,7 @@ TEST_F(admission, no_slot_left_when_the_handshake_ends)
 	int err;
 
 	ASSERT_EQ(0, test_set_param("max_anon_peers", 1));
-	ASSERT_EQ(0, half_open_start(h, NULL));
+	ASSERT_EQ(0, half_open_start(h, NULL, NULL));
 	p = test_peer_of(NULL, NULL, NULL, &err);
 	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),

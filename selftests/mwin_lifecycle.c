@@ -184,7 +184,7 @@ static int set_param(const char *name, unsigned long val, unsigned long *old)
 TEST(bad_hello_is_rejected)
 {
 	struct mwin_wire_hello bad = {
-		.magic = MWIN_WIRE_MAGIC, .version = MWIN_WIRE_VERSION_TENANT + 1,
+		.magic = MWIN_WIRE_MAGIC, .version = MWIN_WIRE_VERSION_PROOF + 1,
 	};
 	struct mwpeer_opts opts = {
 		.timeout_ms = TEST_TIMEOUT_MS,
@@ -199,7 +199,7 @@ TEST(bad_hello_is_rejected)
 	EXPECT_TRUE(rej.rejected);
 	EXPECT_TRUE(rej.by_module);
 	EXPECT_TRUE(rej.version_valid);
-	EXPECT_EQ(MWIN_WIRE_VERSION_TENANT, rej.version);
+	EXPECT_EQ(MWIN_WIRE_VERSION_PROOF, rej.version);
 	EXPECT_EQ(MWIN_REJECT_BAD_HELLO, rej.wire_reason);
 	mwpeer_close(p);
 

@@ -334,7 +334,7 @@ TEST_F(mw, dev_show)
 	EXPECT_NE(JMISSING, jnum(j, "anon_peers"));
 	ASSERT_NE(NULL, jget(j, "rejects"));
 	EXPECT_TRUE(jis_obj(jget(j, "rejects")));
-	EXPECT_EQ(MWIN_REJECT_UNFINISHED, jlen(jget(j, "rejects")));
+	EXPECT_EQ(MWIN_REJECT_CHALLENGE, jlen(jget(j, "rejects")));
 	EXPECT_EQ(info.rejects[MWIN_REJECT_ADDRESS],
 		  jnum(jget(j, "rejects"), "address"));
 	jfree(j);

@@ -171,8 +171,8 @@ TEST_F(tn, tenant_create_show_destroy)
 	a = jget(e, "rejects");
 	ASSERT_NE(NULL, a);
 	EXPECT_TRUE(jis_obj(a));
-	EXPECT_EQ(MWIN_REJECT_UNFINISHED, jlen(a));
-	for (i = 1; i <= MWIN_REJECT_UNFINISHED; i++)
+	EXPECT_EQ(MWIN_REJECT_CHALLENGE, jlen(a));
+	for (i = 1; i <= MWIN_REJECT_CHALLENGE; i++)
 		EXPECT_EQ(0, jnum(a, mwin_reject_reason_name(i)));
 	jfree(j);
 
@@ -530,7 +530,7 @@ TEST_F(tn, tenant_peers)
 	EXPECT_EQ(-ECONNREFUSED, err);
 	RUN(&self->r, "-d tenant show mwctl-p");
 	EXPECT_OK(&self->r);
-	EXPECT_NE(NULL, strstr(self->r.out, " conns 1 windows 0 connects 1 grants 0 revokes 0 remote_invalidations 0 access_errors 0 bytes_granted 0 rejects address:1\n"));
+	EXPECT_NE(NULL, strstr(self->r.out, " conns 1 windows 0 connects 1 grants 0 revokes 0 remote_invalidations 0 access_errors 0 bytes_granted 0 rejects address:1,challenge:1\n"));
 	RUN(&self->r, "-d -j tenant show mwctl-p");
 	j = jparse(self->r.out);
 	ASSERT_NE(NULL, j);

@@ -63,7 +63,7 @@ TEST(mwpeer_command_line)
 				      version[i]));
 		EXPECT_OK(&r);
 		EXPECT_EQ(0, strncmp(r.out, "mwpeer ", 7));
-		EXPECT_NE(NULL, strstr(r.out, "(mwin wire versions 2 and 3)\n"));
+		EXPECT_NE(NULL, strstr(r.out, "(mwin wire versions 2 and 4)\n"));
 	}
 	run_free(&r);
 }

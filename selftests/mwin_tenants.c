@@ -444,15 +444,126 @@ TEST_F(conns, right_key_connects)
 	mwin_window_destroy(self->fd, b.id);
 }
 
-/* A wrong key: the module cannot prove itself to the peer, which leaves. */
-TEST_F(conns, peer_refuses_a_module_without_the_key)
+/*
+ * Connect once with @priv as the request, as "acme" with @key: the error,
+ * and on a reject its reason and private data in @rej.
+ */
+static int raw_connect(const void *priv, size_t len, const void *key,
+		       struct mwpeer_reject *rej, struct mwpeer **out)
 {
+	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
+				 .private_data = priv,
+				 .private_data_len = len };
 	struct mwpeer *p;
 	int err;
 
-	p = test_peer_of("acme", key_b, NULL, &err);
-	EXPECT_EQ(-EACCES, err);
+	p = test_peer_of("acme", key, &o, &err);
+	memset(rej, 0, sizeof(*rej));
+	if (p)
+		mwpeer_reject(p, rej);
+	if (out)
+		*out = p;
+	else
+		mwpeer_close(p);
+	return err;
+}
+
+/* A version 4 hello naming "acme": the challenge of the module's reject. */
+static int challenge_of(struct mwin_wire_challenge *c)
+{
+	struct mwin_wire_hello_tenant h = {
+		.magic = MWIN_WIRE_MAGIC,
+		.version = MWIN_WIRE_VERSION_PROOF,
+		.tenant = "acme",
+	};
+	struct mwpeer_reject rej;
+	int err = raw_connect(&h, sizeof(h), NULL, &rej, NULL);
+
+	if (err != -ECONNREFUSED || rej.wire_reason != MWIN_REJECT_CHALLENGE ||
+	    rej.data_len < sizeof(*c))
+		return err ? err : -EPROTO;
+	memcpy(c, rej.data, sizeof(*c));
+	return 0;
+}
+
+/* The request answering @c with @key's proof, a nonce of @fill bytes. */
+static void proof_req(const struct mwin_wire_challenge *c, const void *key,
+		      uint8_t fill, struct mwin_wire_proof_req *r)
+{
+	uint8_t proof[MWIN_WIRE_PROOF_LEN];
+
+	memset(r, 0, sizeof(*r));
+	r->magic = MWIN_WIRE_MAGIC;
+	r->version = MWIN_WIRE_VERSION_PROOF;
+	r->type = MWIN_WIRE_PROOF_REQ;
+	r->tenant = c->tenant;
+	memcpy(r->challenge, c->challenge, sizeof(r->challenge));
+	memset(r->nonce, fill, sizeof(r->nonce));
+	if (!mwpeer_proof4(key, TEST_KEY_LEN, false, r->challenge, r->nonce,
+			   le32toh(c->tenant), proof))
+		memcpy(r->proof, proof, sizeof(r->proof));
+}
+
+/*
+ * The two steps, by hand: a challenge for the tenant and the source
+ * address, counted apart from refusals, and a request with the proof that
+ * the module accepts with its own proof.
+ */
+TEST_F(conns, challenge_then_proof)
+{
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_handshake hs;
+	struct mwpeer_reject rej;
+	struct mwpeer *p;
+
+	ASSERT_EQ(0, challenge_of(&c));
+	EXPECT_EQ(MWIN_WIRE_VERSION_PROOF, c.version);
+	EXPECT_EQ(self->tenant, le32toh(c.tenant));
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_CHALLENGE));
+	EXPECT_NOTHING_KEPT();
+
+	proof_req(&c, key_a, 0x11, &r);
+	ASSERT_EQ(0, raw_connect(&r, sizeof(r), key_a, &rej, &p));
+	mwpeer_handshake(p, &hs);
+	EXPECT_EQ(MWIN_WIRE_VERSION_PROOF, hs.version);
+	EXPECT_EQ(MWIN_WIRE_PROOF_NEEDED, hs.flags);
+	EXPECT_EQ(self->tenant, mwpeer_tenant_id(p));
+	EXPECT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
 	mwpeer_close(p);
+}
+
+/*
+ * A wrong key: the module refuses the proof, and no connection is made.
+ * A module without the key cannot prove itself either: a peer that holds
+ * another key than the module's proof refuses it, and leaves.
+ */
+TEST_F(conns, peer_refuses_a_module_without_the_key)
+{
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+	struct mwpeer *p;
+	uint32_t id;
+	int err;
+
+	p = test_peer_of("acme", key_b, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, mwpeer_reject_reason(p));
+	mwpeer_close(p);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	EXPECT_NOTHING_KEPT();
+
+	/* the module proves it holds key_a; the peer holds key_b */
+	ASSERT_EQ(0, challenge_of(&c));
+	proof_req(&c, key_a, 0x22, &r);
+	EXPECT_EQ(-EACCES, raw_connect(&r, sizeof(r), key_b, &rej, &p));
+	id = mwpeer_id(p);
+	mwpeer_close(p);
+	if (id)
+		EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+
 	/* and without any key, the peer learns that it needs one */
 	p = test_peer_of("acme", NULL, NULL, &err);
 	EXPECT_EQ(-ENOKEY, err);
@@ -460,100 +571,164 @@ TEST_F(conns, peer_refuses_a_module_without_the_key)
 }
 
 /*
- * A wrong proof from the peer: disconnected and counted; nothing could
- * be granted to it before.
+ * A version 3 hello naming a tenant with a key: refused as a bad hello,
+ * the reject saying version 4; nothing of it is made.
  */
-TEST_F(conns, bad_proof_is_refused)
+TEST_F(conns, version_3_is_refused_for_a_key)
 {
-	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
-				 .no_proof = true };
-	struct mwin_wire_proof m = {
-		.magic = MWIN_WIRE_MAGIC,
-		.version = MWIN_WIRE_VERSION_TENANT,
-		.type = MWIN_WIRE_PROOF,
-	};
-	struct mwin_window_bind b;
-	struct mwpeer *p;
-	uint32_t id;
-	int err;
-
-	p = test_peer_of("acme", key_a, &o, &err);
-	ASSERT_EQ(0, err);
-	id = mwpeer_id(p);
-	ASSERT_EQ(0, test_wait_peer_state(self->fd, id,
-					  MWIN_PEER_AUTHENTICATING));
-	b = test_bind(self->region, id, 0, 4096, MWIN_ACCESS_READ, 0);
-	EXPECT_EQ(-ENOTCONN, mwin_window_create(self->fd, &b));
-
-	memset(m.proof, 0x33, sizeof(m.proof));
-	ASSERT_EQ(0, mwpeer_send(p, &m, sizeof(m)));
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
-	mwpeer_close(p);
-}
-
-/* No proof at all: disconnected after auth_timeout_ms, counted. */
-TEST_F(conns, missing_proof_times_out)
-{
-	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
-				 .no_proof = true };
-	unsigned long old = test_param("auth_timeout_ms");
-	struct mwpeer *p;
-	uint32_t id;
-	int err;
-
-	ASSERT_EQ(0, test_set_param("auth_timeout_ms", 500));
-	p = test_peer_of("acme", key_a, &o, &err);
-	ASSERT_EQ(0, err);
-	id = mwpeer_id(p);
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
-	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_NO_PROOF));
-	EXPECT_EQ(0, test_set_param("auth_timeout_ms", old));
-	mwpeer_close(p);
-}
-
-/*
- * A replayed hello and proof: the module's nonce is new, so the proof
- * recorded from an earlier connection does not verify.
- */
-TEST_F(conns, replayed_handshake_is_refused)
-{
-	struct mwpeer_opts o = { .timeout_ms = TEST_TIMEOUT_MS,
-				 .no_proof = true };
-	struct mwin_wire_hello_tenant hello = {
+	struct mwin_wire_hello_tenant h = {
 		.magic = MWIN_WIRE_MAGIC,
 		.version = MWIN_WIRE_VERSION_TENANT,
 		.tenant = "acme",
 	};
-	struct mwin_wire_proof m = {
+	struct mwin_tenant_info t;
+	struct mwpeer_reject rej;
+
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&h, sizeof(h), key_a, &rej,
+					     NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_HELLO, rej.wire_reason);
+	EXPECT_EQ(MWIN_WIRE_VERSION_PROOF, rej.version);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_HELLO));
+	ASSERT_EQ(0, mwin_tenant_get(self->fd, self->tenant, 0, &t));
+	EXPECT_EQ(0, t.nr_conns);
+	EXPECT_NOTHING_KEPT();
+}
+
+/* A wrong proof over a good challenge: refused, counted, nothing made. */
+TEST_F(conns, bad_proof_is_refused)
+{
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+
+	ASSERT_EQ(0, challenge_of(&c));
+	proof_req(&c, key_a, 0x33, &r);
+	r.proof[0] ^= 1;
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&r, sizeof(r), key_a, &rej,
+					     NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, rej.wire_reason);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	EXPECT_NOTHING_KEPT();
+}
+
+/*
+ * A challenge the module did not issue (one bit of its MAC changed), with
+ * a proof over it made with the right key: refused.
+ */
+TEST_F(conns, forged_challenge_is_refused)
+{
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+
+	ASSERT_EQ(0, challenge_of(&c));
+	c.challenge[MWIN_WIRE_CHALLENGE_LEN - 1] ^= 1;
+	proof_req(&c, key_a, 0x44, &r);
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&r, sizeof(r), key_a, &rej,
+					     NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, rej.wire_reason);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	EXPECT_NOTHING_KEPT();
+}
+
+/* A challenge past auth_timeout_ms, with the right proof: refused. */
+TEST_F(conns, expired_challenge_is_refused)
+{
+	unsigned long old = test_param("auth_timeout_ms");
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+
+	ASSERT_EQ(0, test_set_param("auth_timeout_ms", 100));
+	ASSERT_EQ(0, challenge_of(&c));
+	usleep(400 * 1000);
+	proof_req(&c, key_a, 0x55, &r);
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&r, sizeof(r), key_a, &rej,
+					     NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, rej.wire_reason);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	EXPECT_EQ(0, test_set_param("auth_timeout_ms", old));
+	EXPECT_NOTHING_KEPT();
+}
+
+/*
+ * A recorded request replayed: the challenge is good once. The first is
+ * admitted, the same bytes again are refused, whoever sends them.
+ */
+TEST_F(conns, replayed_request_is_refused)
+{
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+	struct mwpeer *p;
+	uint32_t id;
+
+	ASSERT_EQ(0, challenge_of(&c));
+	proof_req(&c, key_a, 0x66, &r);
+	ASSERT_EQ(0, raw_connect(&r, sizeof(r), key_a, &rej, &p));
+	id = mwpeer_id(p);
+	mwpeer_close(p);
+	EXPECT_EQ(0, test_wait_peer_gone(self->fd, id));
+	ASSERT_EQ(0, mwin_info(self->fd, &self->before, NULL, 0));
+
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&r, sizeof(r), key_a, &rej,
+					     NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, rej.wire_reason);
+	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
+	EXPECT_NOTHING_KEPT();
+}
+
+/*
+ * Issue 32: a stranger naming the tenant must not kill its rkeys with a
+ * Send-with-Invalidate before any proof. Here it gets no connection to
+ * send one on: its version 3 hello, its version 4 hello and its request
+ * with a proof made with another key are all refused, and the tenant's
+ * proved connection reads on with the same rkey.
+ */
+TEST_F(conns, stranger_gets_no_connection)
+{
+	struct mwin_wire_hello_tenant h = {
 		.magic = MWIN_WIRE_MAGIC,
 		.version = MWIN_WIRE_VERSION_TENANT,
-		.type = MWIN_WIRE_PROOF,
+		.tenant = "acme",
 	};
-	struct mwpeer_handshake first, again;
-	struct mwpeer *p;
+	struct mwin_wire_proof_req r;
+	struct mwin_wire_challenge c;
+	struct mwin_window_bind b;
+	struct mwpeer_reject rej;
+	struct mwpeer *t1, *s;
 	int err;
 
-	p = test_peer_of("acme", key_a, NULL, &err);
+	t1 = test_peer_of("acme", key_a, NULL, &err);
 	ASSERT_EQ(0, err);
-	mwpeer_handshake(p, &first);
-	ASSERT_TRUE(first.proof_sent);
-	mwpeer_close(p);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(t1),
+					  MWIN_PEER_CONNECTED));
+	b = test_bind(self->region, 0, 0, 4096, MWIN_ACCESS_READ, 0);
+	b.tenant = self->tenant;
+	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
+	EXPECT_MSG(t1, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(t1, b.rkey, b.iova, NULL, 64));
+	ASSERT_EQ(0, mwin_info(self->fd, &self->before, NULL, 0));
+	self->qps = test_count_qps();
 
-	/* the same hello (nonce and all), then the recorded proof */
-	memcpy(hello.nonce, first.peer_nonce, sizeof(hello.nonce));
-	o.private_data = &hello;
-	o.private_data_len = sizeof(hello);
-	p = test_peer_of("acme", key_a, &o, &err);
-	ASSERT_EQ(0, err);
-	mwpeer_handshake(p, &again);
-	EXPECT_NE(0, memcmp(first.module_nonce, again.module_nonce,
-			    sizeof(again.module_nonce)));
-	memcpy(m.proof, first.peer_proof, sizeof(m.proof));
-	ASSERT_EQ(0, mwpeer_send(p, &m, sizeof(m)));
-	EXPECT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(p)));
-	EXPECT_EQ(1, rejects(self->fd, self->tenant, MWIN_REJECT_BAD_PROOF));
-	mwpeer_close(p);
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&h, sizeof(h), NULL, &rej, NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_HELLO, rej.wire_reason);
+	h.version = MWIN_WIRE_VERSION_PROOF;
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&h, sizeof(h), NULL, &rej, NULL));
+	EXPECT_EQ(MWIN_REJECT_CHALLENGE, rej.wire_reason);
+	ASSERT_EQ(0, challenge_of(&c));
+	proof_req(&c, key_b, 0x77, &r);
+	EXPECT_EQ(-ECONNREFUSED, raw_connect(&r, sizeof(r), key_b, &rej, NULL));
+	EXPECT_EQ(MWIN_REJECT_BAD_PROOF, rej.wire_reason);
+	s = test_peer_of("acme", key_b, NULL, &err);
+	EXPECT_EQ(-ECONNREFUSED, err);
+	mwpeer_close(s);
+	EXPECT_NOTHING_KEPT();
+
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(t1, b.rkey, b.iova, NULL, 64));
+	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b.id));
+	mwpeer_close(t1);
+	mwin_window_destroy(self->fd, b.id);
 }
 
 TEST_F(conns, unknown_tenant_is_refused)

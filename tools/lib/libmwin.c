@@ -251,6 +251,7 @@ const char *mwin_reject_reason_name(uint32_t reason)
 		[MWIN_REJECT_NO_PROOF] = "no-proof",
 		[MWIN_REJECT_HALF_OPEN] = "half-open",
 		[MWIN_REJECT_UNFINISHED] = "unfinished",
+		[MWIN_REJECT_CHALLENGE] = "challenge",
 	};
 
 	return TABLE_NAME(names, reason);

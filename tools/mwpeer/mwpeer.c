@@ -928,7 +928,7 @@ static void say_not_connected(struct mwpeer *p, const struct cmdline *cl,
 	else if (r == -ECONNREFUSED && rj.version_valid && !rj.wire_reason)
 		fprintf(stderr, "mwpeer: cannot connect to %s: %s (mwin speaks wire version %u, mwpeer %u)\n",
 			where, strerror(-r), rj.version,
-			cl->o.tenant ? (unsigned int)MWIN_WIRE_VERSION_TENANT :
+			cl->o.tenant ? (unsigned int)MWIN_WIRE_VERSION_PROOF :
 			(unsigned int)MWIN_WIRE_VERSION);
 	else if (r == -ECONNREFUSED && !rj.by_module)
 		fprintf(stderr, "mwpeer: cannot connect to %s: %s (is mwin loaded?)\n",

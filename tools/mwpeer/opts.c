@@ -220,7 +220,7 @@ static void other_opt(int opt, char **argv)
 	case 'V':
 		printf("mwpeer %s (mwin wire versions %u and %u)\n",
 		       MWPEER_VERSION, (unsigned int)MWIN_WIRE_VERSION,
-		       (unsigned int)MWIN_WIRE_VERSION_TENANT);
+		       (unsigned int)MWIN_WIRE_VERSION_PROOF);
 		exit(0);
 	case ':':
 		usage_err("option --%s needs a value (try 'mwpeer --help')",

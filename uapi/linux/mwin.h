@@ -22,10 +22,12 @@
  *  - a *window*: a byte range of a region with remote rights and an rkey,
  *    usable only through its peer's connection;
  *  - a *tenant*: a named remote principal, made by CAP_SYS_ADMIN. A peer
- *    that names a tenant in its hello (wire version 3) is admitted only
+ *    that names a tenant in its hello (wire version 4) is admitted only
  *    from the tenant's addresses, within its connection quota, and, when
- *    the tenant has a key, after both sides proved they hold it
- *    (HMAC-SHA256 over nonces of both; the key never crosses the wire).
+ *    the tenant has a key, after both sides proved they hold it, the peer
+ *    in its connect request, before the module makes anything for it
+ *    (HMAC-SHA256 over a challenge of the module's and a nonce of the
+ *    peer's; the key never crosses the wire).
  *
  * Regions and windows have an owner: the user (effective uid) that opened
  * the file they were created through. Through a file opened by another
@@ -342,8 +344,7 @@ struct mwin_destroy {
  * region); EBUSY (overlaps another window of the region, without
  * MWIN_WINDOW_OVERLAP); E2BIG (larger than the device can map, see
  * &struct mwin_dev_info.max_window_bytes); ENOTCONN (the peer is gone, a
- * tenant's peer has not proved its key yet, a tenant without a proved
- * connection, or a rebind with peer 0 of a window that has none); EDQUOT
+ * tenant without a connection, or a rebind with peer 0 of a window that has none); EDQUOT
  * (the tenant, or the peer's, has its max_windows windows bound, or the
  * window would take it past its max_bytes; a rebind to another grantee
  * has revoked the old rkey by then, and the window is unbound); EOPNOTSUPP (the device
@@ -505,9 +506,8 @@ struct mwin_region_info {
  * @MWIN_PEER_CONNECTING: accepted, not yet established
  * @MWIN_PEER_CONNECTED: established; windows can be granted
  * @MWIN_PEER_CLOSING: being torn down; its windows are being unbound
- * @MWIN_PEER_AUTHENTICATING: established, a tenant with a key: the
- *	module waits for the peer's proof; nothing can be granted to it yet
- *	(ENOTCONN)
+ * @MWIN_PEER_AUTHENTICATING: no longer used: a peer of a tenant with a
+ *	key proves it in its connect request (wire version 4)
  */
 enum mwin_peer_state {
 	MWIN_PEER_CONNECTING = 1,
@@ -569,9 +569,8 @@ struct mwin_peer_info {
  * @MWIN_DOWN_DEVICE: its RDMA device went away
  * @MWIN_DOWN_HOSTILE: it invalidated an rkey that is not its own
  * @MWIN_DOWN_NO_MESSAGES: it took no messages for op_timeout_ms
- * @MWIN_DOWN_BAD_PROOF: its tenant key proof did not verify
- * @MWIN_DOWN_NO_PROOF: it was established, but sent no tenant key proof
- *	within auth_timeout_ms of its connect request
+ * @MWIN_DOWN_BAD_PROOF: no longer used (version 3's proof SEND)
+ * @MWIN_DOWN_NO_PROOF: no longer used (version 3's proof SEND)
  * @MWIN_DOWN_TENANT: its tenant was destroyed
  * @MWIN_DOWN_UNLOAD: the module is being unloaded
  * @MWIN_DOWN_QP_EVENT: the device reported a fatal asynchronous event on
@@ -583,7 +582,7 @@ struct mwin_peer_info {
  *	state before the revoking call that found it returned
  * @MWIN_DOWN_HANDSHAKE: it was not established (no RTU) within
  *	auth_timeout_ms of its connect request, or when its handshake ended
- *	(established, and for a tenant with a key proved) the module, the
+ *	(established) the module, the
  *	anonymous peers or its tenant had no connection slot left (see
  *	struct mwin_stats.rejects for which)
  */
@@ -953,7 +952,7 @@ enum mwin_tenant_set {
  *	once (0: no limit but the module's); a create or rebind past it fails
  *	with EDQUOT
  * @nr_conns: out: its connections now, those whose handshake is over
- *	(established and, with a key, proved); connections still in their
+ *	(established); connections still in their
  *	handshake are counted apart (their own quota, as many as
  *	@max_conns) and never take one of these slots
  * @nr_windows: out: windows bound to it or to its peers now
@@ -1096,13 +1095,15 @@ enum {
  * 6: 7, "forever", is rejected) and puts a hello in the connect private
  * data: a struct mwin_wire_hello_tenant naming its tenant (version 3), or
  * a struct mwin_wire_hello (version 2, an anonymous peer, admitted only
- * while the module's ``anonymous`` parameter is set). The module accepts
- * with a struct mwin_wire_accept (version 2) or struct
- * mwin_wire_accept_tenant (version 3: the module's nonce and proof), or
- * rejects with a struct mwin_wire_reject that says why. A version 3 peer
- * of a tenant with a key checks the module's proof, then sends its own
- * (struct mwin_wire_proof) as its first SEND; nothing is granted to it
- * before the module checked that proof. See Documentation/wire.rst. The
+ * while the module's ``anonymous`` parameter is set). A peer of a tenant
+ * with a key speaks version 4: its hello is answered with a reject that
+ * carries a challenge (struct mwin_wire_challenge), and it connects again
+ * with its proof in the connect request (struct mwin_wire_proof_req); the
+ * module checks it before it makes a PD or a QP, so an unproved peer has
+ * no connection at all. The module accepts with a struct mwin_wire_accept
+ * (version 2) or struct mwin_wire_accept_tenant (version 3 or 4; with a
+ * key, the module's proof), or rejects with a struct mwin_wire_reject
+ * that says why. See Documentation/wire.rst. The
  * peer must keep at least MWIN_WIRE_RECV_DEPTH receives of
  * MWIN_WIRE_RECV_SIZE bytes posted. The module tells the peer of every grant
  * and revoke with one struct mwin_wire_msg, in the order the changes
@@ -1114,9 +1115,13 @@ enum {
  */
 #define MWIN_WIRE_MAGIC		0x4e49574dU	/* "MWIN" in memory */
 #define MWIN_WIRE_VERSION	2		/* anonymous peers */
-#define MWIN_WIRE_VERSION_TENANT 3		/* peers of a tenant */
+#define MWIN_WIRE_VERSION_TENANT 3		/* peers of a tenant without a key */
+#define MWIN_WIRE_VERSION_PROOF	4		/* peers of a tenant, proof in the REQ */
 #define MWIN_WIRE_NONCE_LEN	16
 #define MWIN_WIRE_PROOF_LEN	32		/* HMAC-SHA256 */
+#define MWIN_WIRE_CHALLENGE_LEN	16
+#define MWIN_WIRE_PEER_NONCE_LEN 12		/* of a struct mwin_wire_proof_req */
+#define MWIN_WIRE_REQ_PROOF_LEN	16		/* HMAC-SHA256, first 128 bits */
 #define MWIN_WIRE_RECV_DEPTH	64
 #define MWIN_WIRE_MSGS_PER_SEND	16
 
@@ -1149,11 +1154,13 @@ struct mwin_wire_accept {
 /**
  * struct mwin_wire_hello_tenant - connect private data of a tenant's peer
  * @magic: MWIN_WIRE_MAGIC
- * @version: MWIN_WIRE_VERSION_TENANT
- * @__reserved: must be 0
+ * @version: MWIN_WIRE_VERSION_PROOF, or MWIN_WIRE_VERSION_TENANT (only
+ *	for a tenant without a key)
+ * @__reserved: must be 0 (in version 4, byte 5 is the type of the
+ *	request: 0, a hello; see struct mwin_wire_proof_req)
  * @tenant: the tenant's name, NUL-padded (1 to MWIN_TENANT_NAME_MAX - 1
  *	bytes and a NUL)
- * @nonce: the peer's random nonce; zeros for a tenant without a key
+ * @nonce: version 3: ignored, zeros; version 4: must be 0
  */
 struct mwin_wire_hello_tenant {
 	__le32 magic;
@@ -1166,15 +1173,16 @@ struct mwin_wire_hello_tenant {
 /**
  * struct mwin_wire_accept_tenant - accept private data to a tenant's peer
  * @magic: MWIN_WIRE_MAGIC
- * @version: MWIN_WIRE_VERSION_TENANT
- * @flags: MWIN_WIRE_PROOF_NEEDED: the tenant has a key; @nonce and @proof
- *	are set and the module waits for the peer's struct mwin_wire_proof
+ * @version: the version of the request: MWIN_WIRE_VERSION_PROOF, or
+ *	MWIN_WIRE_VERSION_TENANT for a tenant without a key
+ * @flags: MWIN_WIRE_PROOF_NEEDED: the tenant has a key and @proof is set
+ *	(version 4 only; the peer sends no proof of its own afterwards)
  * @__reserved: 0
  * @peer: the peer's id on the module's host
  * @tenant: the tenant's id on the module's host
- * @nonce: the module's random nonce, new for every connection
- * @proof: HMAC-SHA256(key, "mwin-module" | peer nonce | module nonce |
- *	@peer), the module's proof that it holds the key
+ * @nonce: 0 (the module's nonce of version 3, which no longer has keys)
+ * @proof: HMAC-SHA256(key, "mwin-module-4" | peer nonce | challenge |
+ *	@peer), the module's proof that it holds the key; 0 without a key
  */
 struct mwin_wire_accept_tenant {
 	__le32 magic;
@@ -1190,7 +1198,57 @@ struct mwin_wire_accept_tenant {
 #define MWIN_WIRE_PROOF_NEEDED	0x01
 
 /**
- * struct mwin_wire_proof - the peer's proof, its first SEND (64 bytes)
+ * struct mwin_wire_challenge - reject private data: a challenge (32 bytes)
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION_PROOF
+ * @reason: MWIN_REJECT_CHALLENGE
+ * @__reserved0: 0
+ * @tenant: the tenant's id on the module's host
+ * @__reserved: 0
+ * @challenge: opaque to the peer: the module's, bound to the tenant and
+ *	the source address, valid for ``auth_timeout_ms``
+ *
+ * Its first 8 bytes are a struct mwin_wire_reject.
+ */
+struct mwin_wire_challenge {
+	__le32 magic;
+	__u8 version;
+	__u8 reason;
+	__u8 __reserved0[2];
+	__le32 tenant;
+	__u8 __reserved[4];
+	__u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
+};
+
+#define MWIN_WIRE_HELLO		0	/* type of a version 4 hello */
+#define MWIN_WIRE_PROOF_REQ	2	/* type of a struct mwin_wire_proof_req */
+
+/**
+ * struct mwin_wire_proof_req - connect private data with a proof (56 bytes)
+ * @magic: MWIN_WIRE_MAGIC
+ * @version: MWIN_WIRE_VERSION_PROOF
+ * @type: MWIN_WIRE_PROOF_REQ
+ * @__reserved: must be 0
+ * @tenant: the tenant's id, from the challenge
+ * @challenge: the challenge, as received
+ * @nonce: the peer's random nonce, new for every request
+ * @proof: the first 16 bytes of HMAC-SHA256(key, "mwin-peer-4" |
+ *	@challenge | @nonce | @tenant)
+ */
+struct mwin_wire_proof_req {
+	__le32 magic;
+	__u8 version;
+	__u8 type;
+	__u8 __reserved[2];
+	__le32 tenant;
+	__u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
+	__u8 nonce[MWIN_WIRE_PEER_NONCE_LEN];
+	__u8 proof[MWIN_WIRE_REQ_PROOF_LEN];
+};
+
+/**
+ * struct mwin_wire_proof - the peer's proof of version 3, its first SEND
+ * (64 bytes); no longer accepted: a tenant with a key speaks version 4
  * @magic: MWIN_WIRE_MAGIC
  * @version: MWIN_WIRE_VERSION_TENANT
  * @type: MWIN_WIRE_PROOF
@@ -1211,7 +1269,8 @@ struct mwin_wire_proof {
 /**
  * enum mwin_wire_reject_reason - why the module refused a connection
  * @MWIN_REJECT_BAD_HELLO: wrong magic, unknown version, bad name or
- *	non-zero reserved bytes
+ *	non-zero reserved bytes, or a version 3 hello naming a tenant with a
+ *	key (the reject's version says 4)
  * @MWIN_REJECT_ANONYMOUS: a version 2 hello, and the module's
  *	``anonymous`` parameter is off
  * @MWIN_REJECT_UNKNOWN_TENANT: no tenant of that name
@@ -1228,16 +1287,18 @@ struct mwin_wire_proof {
  *	device going away)
  * @MWIN_REJECT_DEVICE: the RDMA device is not one the module listens on
  *	(``devices`` parameter)
- * @MWIN_REJECT_BAD_PROOF: the peer's proof did not verify (counted, not
- *	sent in a REJ: the connection is established by then; the module
- *	disconnects the peer)
- * @MWIN_REJECT_NO_PROOF: no proof within ``auth_timeout_ms`` of the
- *	connect request (counted, not sent, as @MWIN_REJECT_BAD_PROOF)
+ * @MWIN_REJECT_BAD_PROOF: a struct mwin_wire_proof_req that does not
+ *	verify: its challenge is not one the module issued for that tenant
+ *	and source address within ``auth_timeout_ms``, or was used already,
+ *	or its proof is wrong, or the tenant has no key
+ * @MWIN_REJECT_NO_PROOF: no longer used (version 3's proof SEND)
  * @MWIN_REJECT_HALF_OPEN: too many connections still in their handshake:
  *	``max_half_open`` for the module, the tenant's max_conns for the
  *	tenant named, or 16 for the source address
  * @MWIN_REJECT_UNFINISHED: not established (no RTU) within
  *	``auth_timeout_ms`` of the connect request (counted, not sent)
+ * @MWIN_REJECT_CHALLENGE: not a refusal: a version 4 hello naming a tenant
+ *	with a key; the private data is a struct mwin_wire_challenge
  */
 enum mwin_wire_reject_reason {
 	MWIN_REJECT_BAD_HELLO = 1,
@@ -1254,12 +1315,13 @@ enum mwin_wire_reject_reason {
 	MWIN_REJECT_NO_PROOF = 12,
 	MWIN_REJECT_HALF_OPEN = 13,
 	MWIN_REJECT_UNFINISHED = 14,
+	MWIN_REJECT_CHALLENGE = 15,
 };
 
 /**
  * struct mwin_wire_reject - reject private data from the module
  * @magic: MWIN_WIRE_MAGIC
- * @version: the highest version the module speaks (3)
+ * @version: the highest version the module speaks (4)
  * @reason: enum mwin_wire_reject_reason
  * @__reserved: 0
  *

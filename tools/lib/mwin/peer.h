@@ -101,14 +101,15 @@ struct mwpeer;
  *	test that makes many windows without letting the peer poll does not
  *	run the module into RNR; negative: none at all (a misbehaving peer)
  * @private_data: connect private data; NULL: a valid struct
- *	mwin_wire_hello, or with @tenant a struct mwin_wire_hello_tenant with
- *	a fresh nonce for every connection. Non-NULL sends exactly
- *	@private_data_len bytes (0 allowed): for tests of the module's
- *	checks. With @tenant too, the connection is still taken as one of
- *	version 3 (the accept is a struct mwin_wire_accept_tenant, the proofs
- *	are made), and the peer's nonce is the one at the offset of
- *	&struct mwin_wire_hello_tenant.nonce in @private_data (zeros if it is
- *	shorter): a test can replay a hello
+ *	mwin_wire_hello, or with @tenant a version 4 struct
+ *	mwin_wire_hello_tenant, and for a tenant with a key a struct
+ *	mwin_wire_proof_req with a fresh nonce once the module sent its
+ *	challenge. Non-NULL sends exactly @private_data_len bytes (0
+ *	allowed), once (a challenge is not answered): for tests of the
+ *	module's checks. With @tenant too, the accept is taken as a struct
+ *	mwin_wire_accept_tenant and, when @private_data is a struct
+ *	mwin_wire_proof_req and @key is given, the module's proof is checked
+ *	against its challenge and nonce: a test can replay a request
  * @private_data_len: bytes of @private_data (RDMA CM allows 56 on IB/RoCE)
  * @retry_count: transport retries (1..7); 0: MWPEER_DEFAULT_RETRY. With
  *	it a request to a dead QP fails with "transport retry counter
@@ -118,15 +119,14 @@ struct mwpeer;
  *	no receive posted (1..7, 7 = forever, which the module refuses);
  *	0: MWPEER_DEFAULT_RNR_RETRY
  * @tenant: NULL: an anonymous peer (wire version 2). Else the tenant to
- *	connect as (wire version 3): 1 to MWIN_TENANT_NAME_MAX - 1 bytes of
+ *	connect as (wire version 4): 1 to MWIN_TENANT_NAME_MAX - 1 bytes of
  *	[A-Za-z0-9._-]
  * @key: the tenant's key, @key_len bytes (MWIN_TENANT_KEY_MIN to
  *	MWIN_TENANT_KEY_MAX), copied; NULL for a tenant without a key. Only
  *	with @tenant
  * @key_len: bytes of @key
- * @no_proof: with @key: check the module's proof, but do not send the
- *	peer's (mwpeer_handshake() has it). For tests of the module: the
- *	caller sends a proof of its own, or none, with mwpeer_send()
+ * @no_proof: ignored: since wire version 4 the peer's proof is in its
+ *	connect request, and there is no connection without it
  */
 struct mwpeer_opts {
 	const char *dev;
@@ -215,20 +215,19 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts);
  * module gave. On failure everything but @p is released; on -ECONNREFUSED
  * mwpeer_reject() and mwpeer_reject_reason() tell why.
  *
- * A peer of a tenant sends a struct mwin_wire_hello_tenant and reads a
- * struct mwin_wire_accept_tenant (then mwpeer_tenant_id() is the tenant's
- * id). With a key it checks the module's proof, HMAC-SHA256(key,
- * "mwin-module" | peer nonce | module nonce | peer id), and sends its own,
- * HMAC-SHA256(key, "mwin-peer" | module nonce | peer nonce | peer id), as
- * its first SEND (a struct mwin_wire_proof) before it returns; the module
- * grants nothing before it checked it.
+ * A peer of a tenant sends a version 4 struct mwin_wire_hello_tenant and
+ * reads a struct mwin_wire_accept_tenant (then mwpeer_tenant_id() is the
+ * tenant's id). For a tenant with a key the module rejects the hello with
+ * a challenge (struct mwin_wire_challenge); the peer connects again, a new
+ * connection, with a struct mwin_wire_proof_req: a fresh nonce and its
+ * proof (mwpeer_proof4()). It checks the module's proof in the accept and
+ * fails when it is wrong. Both connects are bounded by one timeout.
  *
  * Return: 0 or a negative errno, as for mwpeer_connect(), and for a
  * tenant's peer: -ENOKEY (the tenant has a key, and none was given),
  * -EACCES (a key was given, and the module's proof is wrong or it asked
  * for none: the module could not prove it holds the key), -EPROTO (the
- * accept is not a valid struct mwin_wire_accept_tenant), or the failure of
- * the proof's SEND (-ECONNABORTED when it completed with an error).
+ * accept is not a valid struct mwin_wire_accept_tenant).
  */
 int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port);
 
@@ -239,7 +238,7 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port);
  * Makes a new connection to the same host and port, so the module sees a
  * new peer with a new id. Messages, grants and error state of the old
  * connection are forgotten. mwpeer_buf() stays the same, and so do the
- * tenant and key (with a new nonce).
+ * tenant and key (with a new challenge and nonce).
  *
  * Return: 0 or a negative errno, as for mwpeer_open().
  */
@@ -282,18 +281,20 @@ const char *mwpeer_tenant(const struct mwpeer *p);
 uint32_t mwpeer_tenant_id(const struct mwpeer *p);
 
 /**
- * struct mwpeer_handshake - the version 3 handshake of the last connection
+ * struct mwpeer_handshake - the tenant handshake of the last connection
  * @version: wire version spoken: MWIN_WIRE_VERSION (anonymous; nothing
- *	below is set) or MWIN_WIRE_VERSION_TENANT; 0 before an accept came
+ *	below is set) or the accept's, MWIN_WIRE_VERSION_PROOF (or
+ *	MWIN_WIRE_VERSION_TENANT); 0 before an accept came
  * @flags: the accept's flags (MWIN_WIRE_PROOF_NEEDED)
  * @peer: the peer id
- * @tenant: the tenant id
- * @peer_nonce: the nonce of the hello
- * @module_nonce: the accept's nonce
+ * @tenant: the tenant id (of the challenge, then of the accept)
+ * @peer_nonce: the nonce of the request with the proof, in its first
+ *	MWIN_WIRE_PEER_NONCE_LEN bytes
+ * @module_nonce: the challenge the proof answered
  * @module_proof: the accept's proof (checked when the peer has a key)
- * @peer_proof: the peer's proof (with a key): sent, unless
- *	&struct mwpeer_opts.no_proof
- * @proof_sent: the peer sent its proof
+ * @peer_proof: the peer's proof, in its first MWIN_WIRE_REQ_PROOF_LEN
+ *	bytes
+ * @proof_sent: the connect request carried a proof
  */
 struct mwpeer_handshake {
 	uint8_t version;
@@ -310,7 +311,8 @@ struct mwpeer_handshake {
 void mwpeer_handshake(const struct mwpeer *p, struct mwpeer_handshake *out);
 
 /**
- * mwpeer_proof() - compute a proof of the version 3 handshake
+ * mwpeer_proof() - compute a proof of the version 3 handshake (which the
+ *	module no longer accepts for a tenant with a key: see mwpeer_proof4())
  * @key: the tenant's key
  * @key_len: its bytes (MWIN_TENANT_KEY_MIN to MWIN_TENANT_KEY_MAX)
  * @module: true: the module's proof, HMAC-SHA256(@key, "mwin-module" |
@@ -329,6 +331,28 @@ int mwpeer_proof(const void *key, size_t key_len, bool module,
 		 const uint8_t peer_nonce[MWIN_WIRE_NONCE_LEN],
 		 const uint8_t module_nonce[MWIN_WIRE_NONCE_LEN],
 		 uint32_t peer, uint8_t out[MWIN_WIRE_PROOF_LEN]);
+
+/**
+ * mwpeer_proof4() - compute a proof of the version 4 handshake
+ * @key: the tenant's key
+ * @key_len: its bytes (MWIN_TENANT_KEY_MIN to MWIN_TENANT_KEY_MAX)
+ * @module: true: the module's proof, HMAC-SHA256(@key, "mwin-module-4" |
+ *	@nonce | @challenge | @id), @id the peer id of the accept; false:
+ *	the peer's, HMAC-SHA256(@key, "mwin-peer-4" | @challenge | @nonce |
+ *	@id), @id the tenant id of the challenge, of which the request
+ *	carries the first MWIN_WIRE_REQ_PROOF_LEN bytes. The labels are
+ *	their ASCII bytes without a NUL, @id is 4 bytes little-endian
+ * @challenge: the challenge of the module's reject
+ * @nonce: the nonce of the request with the proof
+ * @id: as said above
+ * @out: the HMAC, 32 bytes
+ *
+ * Return: 0, -EINVAL (@key_len out of range) or -EIO (libcrypto failed).
+ */
+int mwpeer_proof4(const void *key, size_t key_len, bool module,
+		  const uint8_t challenge[MWIN_WIRE_CHALLENGE_LEN],
+		  const uint8_t nonce[MWIN_WIRE_PEER_NONCE_LEN],
+		  uint32_t id, uint8_t out[MWIN_WIRE_PROOF_LEN]);
 
 /** mwpeer_qp_error() - a completion failed: the QP is in the error state */
 bool mwpeer_qp_error(const struct mwpeer *p);
@@ -411,7 +435,8 @@ int mwpeer_reject_reason(const struct mwpeer *p);
  *	as Documentation/wire.rst and mwctl give it (mwin_reject_reason_name():
  *	"bad-hello", "anonymous", "unknown-tenant", "address", "quota",
  *	"peer-limit", "rate", "rnr-retry", "setup", "device", "bad-proof",
- *	"no-proof", "half-open", "unfinished"); "none" for 0, "unknown" for others
+ *	"no-proof", "half-open", "unfinished", "challenge"); "none" for 0,
+ *	"unknown" for others
  */
 const char *mwpeer_reject_reason_str(unsigned int reason);
 

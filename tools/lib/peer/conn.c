@@ -266,14 +266,18 @@ static int create_qp(struct mwpeer *p)
 	return r;
 }
 
-static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
+/*
+ * Connect once, by @deadline. Return: 0, a negative errno, or -EAGAIN
+ * when the module sent a challenge: connect again, with the proof.
+ */
+static int conn_setup(struct mwpeer *p, const char *host, uint16_t port,
+		      int64_t deadline)
 {
 	struct sockaddr_storage dst, src;
 	struct ibv_device_attr da;
 	struct rdma_conn_param cp;
 	struct rdma_cm_event *ev;
 	bool have_src = false;
-	int64_t deadline = peer_now_ms() + p->timeout_ms;
 	int r, i;
 
 	r = resolve(p, host, port, &dst, &src, &have_src);
@@ -412,6 +416,11 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 	}
 
 	/* connect */
+	if (p->tenant[0]) {
+		r = peer_tenant_request(p);
+		if (r)
+			return r;
+	}
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = p->priv_len ? p->priv : NULL;
 	cp.private_data_len = (uint8_t)p->priv_len;
@@ -422,11 +431,6 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 	cp.retry_count = p->retry;
 	cp.rnr_retry_count = p->rnr_retry;
 	memset(&p->reject, 0, sizeof(p->reject));
-	if (p->tenant[0]) {
-		r = peer_tenant_hello(p);
-		if (r)
-			return r;
-	}
 	if (rdma_connect(p->id, &cp)) {
 		r = -errno;
 		peer_seterr(p, "rdma_connect: %s", strerror(-r));
@@ -461,6 +465,15 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 					rj->version_valid = true;
 					rj->version = h.version;
 					rj->wire_reason = h.reason;
+				}
+			}
+			if (rj->version_valid && p->tenant[0] &&
+			    rj->wire_reason == MWIN_REJECT_CHALLENGE) {
+				r = peer_tenant_challenge(p, rj->data,
+							  rj->data_len);
+				if (r != -ECONNREFUSED) {
+					rdma_ack_cm_event(ev);
+					return r ? r : -EAGAIN;
 				}
 			}
 			if (rj->version_valid && rj->wire_reason && p->tenant[0])
@@ -543,6 +556,7 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port)
 
 int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port)
 {
+	int64_t deadline;
 	int r;
 
 	if (p->id) {
@@ -570,7 +584,13 @@ int mwpeer_open(struct mwpeer *p, const char *host, uint16_t port)
 	p->peer_id = 0;
 	p->tenant_id = 0;
 	memset(&p->hs, 0, sizeof(p->hs));
-	r = conn_setup(p, p->host, port);
+	deadline = peer_now_ms() + p->timeout_ms;
+	r = conn_setup(p, p->host, port, deadline);
+	if (r == -EAGAIN) {
+		/* a tenant with a key: a new connection, with the proof */
+		conn_destroy(p);
+		r = conn_setup(p, p->host, port, deadline);
+	}
 	if (r) {
 		char msg[sizeof(p->errmsg)];
 

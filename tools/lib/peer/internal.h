@@ -49,6 +49,9 @@ _Static_assert(sizeof(struct mwin_wire_hello_tenant) == 48,
 _Static_assert(sizeof(struct mwin_wire_accept_tenant) == 64, "wire layout");
 _Static_assert(sizeof(struct mwin_wire_proof) == 64, "wire layout");
 _Static_assert(sizeof(struct mwin_wire_reject) == 8, "wire layout");
+_Static_assert(sizeof(struct mwin_wire_challenge) == 32, "wire layout");
+_Static_assert(sizeof(struct mwin_wire_proof_req) == 56,
+	       "the proof must fit in a REQ's 56 bytes of private data");
 
 
 /*
@@ -95,11 +98,11 @@ struct mwpeer {
 	bool raw_priv;
 	uint8_t retry;
 	uint8_t rnr_retry;
-	/* a tenant's peer (wire version 3) when tenant[0] */
+	/* a tenant's peer (wire version 4) when tenant[0] */
 	char tenant[MWIN_TENANT_NAME_MAX];
 	uint8_t key[MWIN_TENANT_KEY_MAX];
 	size_t key_len;			/* 0: no key */
-	bool no_proof;
+	bool no_proof;			/* ignored since wire version 4 */
 
 	/* where mwpeer_open() connected to */
 	char *host;
@@ -203,7 +206,8 @@ void peer_went_down(struct mwpeer *p, int why);
 
 /* tenant.c */
 bool peer_tenant_name_ok(const char *name);
-int peer_tenant_hello(struct mwpeer *p);
+int peer_tenant_request(struct mwpeer *p);
+int peer_tenant_challenge(struct mwpeer *p, const void *data, size_t len);
 int peer_tenant_accept(struct mwpeer *p, const void *data, size_t len);
 
 /* ops.c */
