@@ -7,13 +7,12 @@
  * A version 2 hello is an anonymous peer: admitted while the anonymous
  * parameter is set, up to max_anon_peers at once. A version 3 or 4 hello
  * names a tenant: admitted from the tenant's prefixes, up to its max_conns.
- * Every
- * source address may connect conn_rate times a second (a token bucket),
- * whoever it claims to be. A refusal is a REJ whose private data says why
- * (struct mwin_wire_reject), counted for the module and the tenant named.
- * A connection's handshake (established, and proved for a tenant with a
- * key) is bounded by the module, not by the peer's CM timeouts: it holds a
- * handshake slot, counted apart, for at most auth_timeout_ms.
+ * Every source address may connect conn_rate times a second (a token
+ * bucket), whoever it claims to be. A refusal is a REJ whose private data
+ * says why (struct mwin_wire_reject), counted for the module and the tenant
+ * named. A connection's handshake (until it is established) is bounded by
+ * the module, not by the peer's CM timeouts: it holds a handshake slot,
+ * counted apart, for at most auth_timeout_ms.
  *
  * A tenant with a key proves itself in the connect request, before the
  * module makes anything for it: a PD or a QP of the tenant's, even without
@@ -526,39 +525,48 @@ static bool admit_proof_ok(const struct mwin_admission *a)
 
 /*
  * Challenges proved, until they expire: each is good once. Only key
- * holders fill it; when it is full, the request is refused (half-open).
+ * holders fill the list, and a tenant at most a quarter of it, so that one
+ * tenant reconnecting fast cannot keep the others out; a request that
+ * finds no room is refused (half-open).
  */
-#define ADMIT_USED	1024
+#define ADMIT_USED		1024
+#define ADMIT_USED_PER_TENANT	(ADMIT_USED / 4)
 
 struct admit_used {
 	u64 expiry;		/* ms of the module's clock; 0: free */
+	u32 tenant;
 	u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
 };
 
 static DEFINE_SPINLOCK(admit_used_lock);
 static struct admit_used admit_used[ADMIT_USED];
 
-static int admit_challenge_use(const u8 *challenge, u64 expiry)
+static int admit_challenge_use(const struct mwin_admission *a)
 {
 	struct admit_used *free = NULL, *u;
+	u32 tenant = a->tenant->obj.id;
 	u64 now = admit_now_ms();
+	unsigned int held = 0;
 	int why = 0;
 
 	spin_lock(&admit_used_lock);
 	for (u = admit_used; u < admit_used + ADMIT_USED; u++) {
 		if (u->expiry <= now) {
 			free = free ?: u;
-		} else if (!memcmp(u->challenge, challenge,
-				   sizeof(u->challenge))) {
+			continue;
+		}
+		if (!memcmp(u->challenge, a->challenge, sizeof(u->challenge))) {
 			why = MWIN_REJECT_BAD_PROOF;
 			break;
 		}
+		held += u->tenant == tenant;
 	}
-	if (!why && !free)
+	if (!why && (!free || held >= ADMIT_USED_PER_TENANT))
 		why = MWIN_REJECT_HALF_OPEN;
 	if (!why) {
-		free->expiry = expiry;
-		memcpy(free->challenge, challenge, sizeof(free->challenge));
+		free->expiry = a->expiry;
+		free->tenant = tenant;
+		memcpy(free->challenge, a->challenge, sizeof(free->challenge));
 	}
 	spin_unlock(&admit_used_lock);
 	return why;
@@ -567,14 +575,20 @@ static int admit_challenge_use(const u8 *challenge, u64 expiry)
 /*
  * A tenant with a key: a hello gets a challenge, a request with a proof
  * is checked, challenge first, then the proof, then the challenge's use.
+ * A request with a good challenge took no rate token (admit_request());
+ * one whose proof is wrong takes one, or is refused for the rate: guesses
+ * cost what connections cost.
  */
 static int admit_check_proof(struct mwin_admission *a)
 {
 	if (!a->proof_req)
 		return admit_keyed(a->tenant) ? MWIN_REJECT_CHALLENGE : 0;
-	if (!a->expiry || !admit_proof_ok(a))
+	if (!a->expiry)
 		return MWIN_REJECT_BAD_PROOF;
-	return admit_challenge_use(a->challenge, a->expiry);
+	if (!admit_proof_ok(a))
+		return admit_rate_ok(a->source) ? MWIN_REJECT_BAD_PROOF :
+						  MWIN_REJECT_RATE;
+	return admit_challenge_use(a);
 }
 
 /**

@@ -404,9 +404,8 @@ static void peer_put_pd(struct mwin_peer *p)
 /*
  * The QPs are the module's, not the CM's (no rdma_create_qp()), so that
  * the connected one can be moved to RTS with the remote access rights the
- * module chooses. Moved as
- * rdma_accept() would. The registration QP takes the same path and grants
- * nothing, ever.
+ * module chooses. Moved as rdma_accept() would. The registration QP takes
+ * the same path and grants nothing, ever.
  */
 static int peer_qp_to(struct mwin_peer *p, struct ib_qp *qp,
 		      enum ib_qp_state state,

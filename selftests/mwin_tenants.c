@@ -679,6 +679,49 @@ TEST_F(conns, replayed_request_is_refused)
 }
 
 /*
+ * Guesses cost what connections cost: a request whose challenge is good
+ * takes no conn_rate token (its hello took one) unless its proof is wrong.
+ * With a bucket of 2, a hello and one wrong proof empty it; the next wrong
+ * proofs are refused for the rate (but what refilled meanwhile); the right
+ * proof, paid for by its hello, is still admitted.
+ */
+TEST_F(conns, wrong_proofs_take_rate_tokens)
+{
+	unsigned long old = test_param("conn_rate");
+	struct mwin_wire_proof_req r, bad;
+	struct mwin_wire_challenge c;
+	struct mwpeer_reject rej;
+	int i, wrong = 0, limited = 0;
+	struct mwpeer *p;
+	double start;
+
+	ASSERT_EQ(0, test_set_param("conn_rate", 2));
+	usleep(1100 * 1000);	/* a full bucket */
+	start = test_now_s();
+	ASSERT_EQ(0, challenge_of(&c));
+	proof_req(&c, key_a, 0x77, &r);
+	bad = r;
+	bad.proof[0] ^= 1;
+	for (i = 0; i < 6; i++) {
+		EXPECT_EQ(-ECONNREFUSED, raw_connect(&bad, sizeof(bad), key_a,
+						     &rej, NULL));
+		wrong += rej.wire_reason == MWIN_REJECT_BAD_PROOF;
+		limited += rej.wire_reason == MWIN_REJECT_RATE;
+	}
+	/* one token left after the hello, and what refilled meanwhile */
+	EXPECT_GE(1 + (int)(2 * (test_now_s() - start)), wrong);
+	EXPECT_LE(1, wrong);
+	EXPECT_LE(1, limited);
+	EXPECT_EQ(6, wrong + limited);
+	EXPECT_EQ(limited, rejects(self->fd, self->tenant, MWIN_REJECT_RATE));
+	ASSERT_EQ(0, raw_connect(&r, sizeof(r), key_a, &rej, &p));
+	EXPECT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
+					  MWIN_PEER_CONNECTED));
+	mwpeer_close(p);
+	EXPECT_EQ(0, test_set_param("conn_rate", old));
+}
+
+/*
  * Issue 32: a stranger naming the tenant must not kill its rkeys with a
  * Send-with-Invalidate before any proof. Here it gets no connection to
  * send one on: its version 3 hello, its version 4 hello and its request
