@@ -21,10 +21,9 @@
  * the module keeps nothing of (it is MACed with a secret); its next request
  * carries the challenge and an HMAC-SHA256 proof over it, and the module's
  * accept carries the module's proof (Documentation/wire.rst). A challenge
- * is good once: a recorded request proves nothing when replayed.
+ * is good once: a recorded request proves nothing when replayed. The
+ * challenges and proofs are proof.c's; when they are asked for is here.
  */
-#include <crypto/algapi.h>
-#include <crypto/hash.h>
 #include <linux/inet.h>
 #include <linux/random.h>
 #include <linux/siphash.h>
@@ -228,7 +227,7 @@ static struct admit_source admit_sources[ADMIT_SOURCES];
 static siphash_key_t admit_source_key;
 
 /* @sa as the rate table counts it: its family, then 4 or 8 bytes. */
-static void admit_source_bytes(const struct sockaddr *sa, u8 key[1 + 8])
+void admit_source_bytes(const struct sockaddr *sa, u8 key[1 + 8])
 {
 	const u8 *addr;
 
@@ -401,177 +400,6 @@ static void admit_put_slot(struct mwin_tenant *t)
 	atomic_dec(&mwin_nr_peers);
 }
 
-/* Has @t a key? TENANT_SET may swap its transform under its lock. */
-static bool admit_keyed(struct mwin_tenant *t)
-{
-	bool keyed;
-
-	spin_lock(&t->lock);
-	keyed = t->tfm;
-	spin_unlock(&t->lock);
-	return keyed;
-}
-
-/*
- * HMAC-SHA256(key, @label | @a | @b | @id as 4 bytes little-endian), the
- * proofs of Documentation/wire.rst. Under @t->lock, with a key.
- */
-static int admit_hmac(struct mwin_tenant *t, const char *label,
-		      const u8 *a, size_t a_len, const u8 *b, size_t b_len,
-		      u32 id, u8 out[MWIN_WIRE_PROOF_LEN])
-{
-	u8 buf[16 + MWIN_WIRE_CHALLENGE_LEN + MWIN_WIRE_PEER_NONCE_LEN + 4];
-	size_t n = strlen(label);
-	__le32 le_id = cpu_to_le32(id);
-	SHASH_DESC_ON_STACK(desc, t->tfm);
-	int ret;
-
-	memcpy(buf, label, n);
-	memcpy(buf + n, a, a_len);
-	memcpy(buf + n + a_len, b, b_len);
-	memcpy(buf + n + a_len + b_len, &le_id, sizeof(le_id));
-	desc->tfm = t->tfm;
-	ret = crypto_shash_digest(desc, buf, n + a_len + b_len + sizeof(le_id),
-				  out);
-	shash_desc_zero(desc);
-	return ret;
-}
-
-/*
- * Challenges: expiry (the low 32 bits of the module's clock, in ms) |
- * salt | MAC, the MAC a siphash with a secret of the module's over the
- * whole expiry, the salt, the tenant and the source address. The module
- * keeps nothing of the challenges it hands out, only of those proved
- * (admit_challenge_use()); a challenge from the clock's last lap (49 days)
- * does not verify, its expiry taken for one of this lap.
- */
-struct admit_challenge {
-	__le32 expiry;
-	u8 salt[4];
-	__le64 mac;
-};
-
-static siphash_key_t admit_challenge_key;
-
-static u64 admit_now_ms(void)
-{
-	return jiffies64_to_msecs(get_jiffies_64());
-}
-
-static __le64 admit_challenge_mac(u64 expiry, const u8 salt[4], u32 tenant,
-				  const struct sockaddr *sa)
-{
-	struct {
-		__le64 expiry;
-		u8 salt[4];
-		__le32 tenant;
-		u8 source[1 + 8];
-	} __packed in = {
-		.expiry = cpu_to_le64(expiry),
-		.tenant = cpu_to_le32(tenant),
-	};
-
-	memcpy(in.salt, salt, sizeof(in.salt));
-	admit_source_bytes(sa, in.source);
-	get_random_once(&admit_challenge_key, sizeof(admit_challenge_key));
-	return cpu_to_le64(siphash(&in, sizeof(in), &admit_challenge_key));
-}
-
-static void admit_challenge_make(struct mwin_tenant *t,
-				 const struct sockaddr *sa,
-				 u8 out[MWIN_WIRE_CHALLENGE_LEN])
-{
-	u64 expiry = admit_now_ms() + READ_ONCE(mwin_auth_timeout_ms);
-	struct admit_challenge c = { .expiry = cpu_to_le32((u32)expiry) };
-
-	BUILD_BUG_ON(sizeof(c) != MWIN_WIRE_CHALLENGE_LEN);
-	get_random_bytes(c.salt, sizeof(c.salt));
-	c.mac = admit_challenge_mac(expiry, c.salt, t->obj.id, sa);
-	memcpy(out, &c, sizeof(c));
-}
-
-/* The challenge's expiry, if the module issued it and it is still good. */
-static u64 admit_challenge_expiry(const struct mwin_admission *a,
-				  const struct sockaddr *sa)
-{
-	struct admit_challenge c;
-	u64 now = admit_now_ms(), expiry;
-	__le64 want;
-
-	memcpy(&c, a->challenge, sizeof(c));
-	expiry = now + (s32)(le32_to_cpu(c.expiry) - (u32)now);
-	if (expiry <= now || expiry - now > READ_ONCE(mwin_auth_timeout_ms))
-		return 0;
-	want = admit_challenge_mac(expiry, c.salt, a->tenant->obj.id, sa);
-	return crypto_memneq(&c.mac, &want, sizeof(want)) ? 0 : expiry;
-}
-
-/* Is the request's proof the tenant's? False without a key. */
-static bool admit_proof_ok(const struct mwin_admission *a)
-{
-	struct mwin_tenant *t = a->tenant;
-	u8 want[MWIN_WIRE_PROOF_LEN];
-	bool ok;
-
-	spin_lock(&t->lock);
-	ok = t->tfm && !admit_hmac(t, "mwin-peer-4", a->challenge,
-				   sizeof(a->challenge), a->nonce,
-				   sizeof(a->nonce), t->obj.id, want) &&
-	     !crypto_memneq(want, a->proof, sizeof(a->proof));
-	spin_unlock(&t->lock);
-	memzero_explicit(want, sizeof(want));
-	return ok;
-}
-
-/*
- * Challenges proved, until they expire: each is good once. Only key
- * holders fill the list, and a tenant at most a quarter of it, so that one
- * tenant reconnecting fast cannot keep the others out; a request that
- * finds no room is refused (half-open).
- */
-#define ADMIT_USED		1024
-#define ADMIT_USED_PER_TENANT	(ADMIT_USED / 4)
-
-struct admit_used {
-	u64 expiry;		/* ms of the module's clock; 0: free */
-	u32 tenant;
-	u8 challenge[MWIN_WIRE_CHALLENGE_LEN];
-};
-
-static DEFINE_SPINLOCK(admit_used_lock);
-static struct admit_used admit_used[ADMIT_USED];
-
-static int admit_challenge_use(const struct mwin_admission *a)
-{
-	struct admit_used *free = NULL, *u;
-	u32 tenant = a->tenant->obj.id;
-	u64 now = admit_now_ms();
-	unsigned int held = 0;
-	int why = 0;
-
-	spin_lock(&admit_used_lock);
-	for (u = admit_used; u < admit_used + ADMIT_USED; u++) {
-		if (u->expiry <= now) {
-			free = free ?: u;
-			continue;
-		}
-		if (!memcmp(u->challenge, a->challenge, sizeof(u->challenge))) {
-			why = MWIN_REJECT_BAD_PROOF;
-			break;
-		}
-		held += u->tenant == tenant;
-	}
-	if (!why && (!free || held >= ADMIT_USED_PER_TENANT))
-		why = MWIN_REJECT_HALF_OPEN;
-	if (!why) {
-		free->expiry = a->expiry;
-		free->tenant = tenant;
-		memcpy(free->challenge, a->challenge, sizeof(free->challenge));
-	}
-	spin_unlock(&admit_used_lock);
-	return why;
-}
-
 /*
  * A tenant with a key: a hello gets a challenge, a request with a proof
  * is checked, challenge first, then the proof, then the challenge's use.
@@ -582,13 +410,13 @@ static int admit_challenge_use(const struct mwin_admission *a)
 static int admit_check_proof(struct mwin_admission *a)
 {
 	if (!a->proof_req)
-		return admit_keyed(a->tenant) ? MWIN_REJECT_CHALLENGE : 0;
+		return proof_keyed(a->tenant) ? MWIN_REJECT_CHALLENGE : 0;
 	if (!a->expiry)
 		return MWIN_REJECT_BAD_PROOF;
-	if (!admit_proof_ok(a))
+	if (!proof_ok(a))
 		return admit_rate_ok(a->source) ? MWIN_REJECT_BAD_PROOF :
 						  MWIN_REJECT_RATE;
-	return admit_challenge_use(a);
+	return proof_challenge_use(a);
 }
 
 /**
@@ -610,7 +438,7 @@ void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
 	if (why == MWIN_REJECT_CHALLENGE) {
 		/* the handshake's first step, not a refusal */
 		rej.tenant = cpu_to_le32(t->obj.id);
-		admit_challenge_make(t, (struct sockaddr *)&id->route.addr.dst_addr,
+		proof_challenge_make(t, (struct sockaddr *)&id->route.addr.dst_addr,
 				     rej.challenge);
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 		return;
@@ -645,14 +473,14 @@ int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
 	if (why)
 		return why;
 	/* else a stranger would just speak version 3 */
-	if (a->version == MWIN_WIRE_VERSION_TENANT && admit_keyed(a->tenant))
+	if (a->version == MWIN_WIRE_VERSION_TENANT && proof_keyed(a->tenant))
 		return MWIN_REJECT_BAD_HELLO;
 	if (!admit_device_ok(id->device))
 		return MWIN_REJECT_DEVICE;
 	a->source = admit_source(sa);
 	/* a connection costs one token: a good challenge's hello took it */
 	if (a->proof_req)
-		a->expiry = admit_challenge_expiry(a, sa);
+		a->expiry = proof_challenge_expiry(a, sa);
 	if (!a->expiry && !admit_rate_ok(a->source))
 		return MWIN_REJECT_RATE;
 	/*
@@ -744,7 +572,7 @@ static int admit_accept_tenant(struct mwin_peer *p,
 	if (!t->tfm != !a->proof_req)
 		ret = -EACCES;
 	else if (t->tfm)
-		ret = admit_hmac(t, "mwin-module-4", a->nonce, sizeof(a->nonce),
+		ret = proof_hmac(t, "mwin-module-4", a->nonce, sizeof(a->nonce),
 				 a->challenge, sizeof(a->challenge), p->obj.id,
 				 acc->proof);
 	spin_unlock(&t->lock);

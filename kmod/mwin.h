@@ -6,7 +6,8 @@
  *   region  pinned pages; DMA-mapped once per RDMA device, lazily
  *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
  *   tenant  a named remote principal: who may connect, from where, how
- *           often, and with what key (tenant.c; admission in admit.c)
+ *           often, and with what key (tenant.c; admission in admit.c,
+ *           its proof in proof.c)
  *   tenant PD  a tenant's PD on one device, shared by its connections
  *           there and by the MRs of the windows granted to it (tenant.c)
  *   window  a range of a region granted to one peer, or to a tenant,
@@ -65,8 +66,8 @@
  *   lease_lock (spinlock, lease.c) the tree of leases, the reap list
  *   admit_sources_lock (spinlock,  source addresses' rate buckets and
  *     admit.c)                     handshake counts; innermost
- *   admit_used_lock (spinlock,     challenges proved, until they expire;
- *     admit.c)                     innermost
+ *   proof_used_lock (spinlock,     challenges proved, until they expire;
+ *     proof.c)                     innermost
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
  * No global lock is held while waiting for the device.
@@ -980,6 +981,18 @@ union mwin_accept_buf {
 	struct mwin_wire_accept_tenant tenant;
 };
 
+/* proof.c: a tenant's proof in the connect request */
+bool proof_keyed(struct mwin_tenant *t);
+int proof_hmac(struct mwin_tenant *t, const char *label,
+	       const u8 *a, size_t a_len, const u8 *b, size_t b_len,
+	       u32 id, u8 out[MWIN_WIRE_PROOF_LEN]);
+void proof_challenge_make(struct mwin_tenant *t, const struct sockaddr *sa,
+			  u8 out[MWIN_WIRE_CHALLENGE_LEN]);
+u64 proof_challenge_expiry(const struct mwin_admission *a,
+			   const struct sockaddr *sa);
+bool proof_ok(const struct mwin_admission *a);
+int proof_challenge_use(const struct mwin_admission *a);
+
 extern atomic64_t mwin_rejects[MWIN_REJECT_SLOTS];
 u32 admit_nr_anon(void);
 int admit_request(struct rdma_cm_id *id, const struct rdma_conn_param *conn,
@@ -988,6 +1001,7 @@ void admit_reject(struct rdma_cm_id *id, struct mwin_tenant *t,
 		  enum mwin_wire_reject_reason why);
 void admit_count(struct mwin_tenant *t, enum mwin_wire_reject_reason why);
 void admit_undo(struct mwin_admission *a);
+void admit_source_bytes(const struct sockaddr *sa, u8 key[1 + 8]);
 void admit_take(struct mwin_peer *p, struct mwin_admission *a);
 int admit_peer_up(struct mwin_peer *p);
 void admit_peer_gone(struct mwin_peer *p);
