@@ -145,6 +145,9 @@ relock:
 		ret = window_rebind_locked(w, p, t, arg);
 out:
 	mutex_unlock(&w->lock);
+	/* after the revoke: see window_pace() */
+	if (p)
+		peer_pace(p);
 out_put:
 	window_put_grantee(p, t);
 	window_put(w);
@@ -170,6 +173,7 @@ int window_invalidate(u32 id, const struct mwin_caller *c)
 		ret = window_revoke(w, MWIN_REVOKE_INVALIDATE);
 	w->victim_rkey = 0;	/* invalidated it stays, as its owner says */
 	mutex_unlock(&w->lock);
+	window_pace(w);
 out_put:
 	window_put(w);
 	return ret;
@@ -256,6 +260,7 @@ int window_renew(struct mwin_window_renew *arg, const struct mwin_caller *c)
 	if (!ret) {
 		ret = window_renew_locked(w, arg);
 		mutex_unlock(&w->lock);
+		window_pace(w);
 	}
 	window_put(w);
 	return ret;

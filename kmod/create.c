@@ -126,9 +126,10 @@ struct mwin_window *window_create_prep(struct mwin_ucmd *ucmd,
 	r = region_get(arg->region, &ucmd->c);
 	if (!r)
 		return ERR_PTR(-ENOENT);
+	/* a create revokes nothing: its pace (peer_pace()) comes first */
 	ret = window_find_grantee(arg, &ucmd->c, &p, &t) ?:
 	      !peer_takes_grants(p) ? -ENOTCONN :
-	      window_check_dev(p->dev, r, arg);
+	      window_check_dev(p->dev, r, arg) ?: peer_pace(p);
 	if (ret) {
 		w = ERR_PTR(ret);
 		goto out_region;

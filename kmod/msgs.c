@@ -15,26 +15,26 @@
  * the slot as one SEND when it is done (or the slot is full), so that a
  * rebind's revoke and grant, or all of a batch's messages to one peer,
  * cost the device one SEND, not one each. Messages go out in the order they
- * are queued, one sequence number each. A peer that takes none (no
- * receives posted) stalls its SENDs: after op_timeout_ms it is
- * disconnected.
+ * are queued, one sequence number each.
+ *
+ * Queuing never waits for the peer: its callers hold window locks, their
+ * tenant's pd_lock, and through those hold up other tenants' connects and
+ * device removal. When every slot is in flight, messages wait in the
+ * peer's backlog, in order, and the send completion that frees a slot
+ * packs the oldest of them into it. A peer that takes its messages too
+ * slowly for that (its backlog full, or the oldest message in it queued
+ * op_timeout_ms ago) is disconnected: what it costs is its own.
  */
 
-static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct mwin_peer *p =
-		container_of(wc->wr_cqe, struct mwin_peer, send_cqe);
+/* The backlog's entries: a message, and when it was queued. */
+struct mwin_backlog {
+	struct mwin_wire_msg msg;
+	unsigned long queued;
+};
 
-	spin_lock(&p->send_lock);
-	p->sends_inflight--;
-	spin_unlock(&p->send_lock);
-	wake_up(&p->send_wait);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
-					    p->obj.id, ib_wc_status_msg(wc->status));
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
-	}
+static struct mwin_wire_msg *peer_open_slot(struct mwin_peer *p)
+{
+	return p->send_msgs + p->send_open * MWIN_WIRE_MSGS_PER_SEND;
 }
 
 /* Post the open slot, which holds messages, as one SEND. */
@@ -65,11 +65,116 @@ static void peer_post_open(struct mwin_peer *p)
 	p->send_queued = 0;
 }
 
-/* The open slot can take a message: it is not the oldest one in flight. */
-static bool peer_slot_free(struct mwin_peer *p)
+/*
+ * Move the oldest backlogged messages into free slots and post them, full
+ * ones at once, the last one unless a holder will. Under send_lock. The
+ * open slot is empty while the backlog is not: a message is backlogged
+ * only when no slot is free, or behind another.
+ */
+static void peer_drain_backlog(struct mwin_peer *p)
 {
-	return READ_ONCE(p->sends_inflight) < MWIN_SEND_DEPTH ||
-	       test_bit(MWIN_PEER_KILLED, &p->flags);
+	struct mwin_backlog *b;
+
+	lockdep_assert_held(&p->send_lock);
+	/* a failed post kills the peer, and leaves the slot full */
+	while (p->backlog_len && p->sends_inflight < MWIN_SEND_DEPTH &&
+	       !test_bit(MWIN_PEER_KILLED, &p->flags)) {
+		b = &p->backlog[p->backlog_head];
+		peer_open_slot(p)[p->send_queued++] = b->msg;
+		p->backlog_head = (p->backlog_head + 1) % MWIN_SEND_BACKLOG;
+		p->backlog_len--;
+		if (p->send_queued == MWIN_WIRE_MSGS_PER_SEND ||
+		    (!p->backlog_len && !p->send_holds))
+			peer_post_open(p);
+	}
+}
+
+static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mwin_peer *p =
+		container_of(wc->wr_cqe, struct mwin_peer, send_cqe);
+
+	spin_lock(&p->send_lock);
+	p->sends_inflight--;
+	if (wc->status == IB_WC_SUCCESS)
+		peer_drain_backlog(p);
+	spin_unlock(&p->send_lock);
+	wake_up(&p->send_wait);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
+					    p->obj.id, ib_wc_status_msg(wc->status));
+		peer_kill(p, MWIN_DOWN_QP_ERROR);
+	}
+}
+
+/*
+ * The oldest backlogged message waited op_timeout_ms: the peer goes. Else
+ * look again when it will have.
+ */
+static void peer_backlog_timeout(struct work_struct *work)
+{
+	struct mwin_peer *p = container_of(to_delayed_work(work),
+					   struct mwin_peer, backlog_work);
+	unsigned long due;
+	bool late = false;
+
+	spin_lock_bh(&p->send_lock);
+	if (p->backlog_len && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
+		due = p->backlog[p->backlog_head].queued +
+		      msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms));
+		late = time_after_eq(jiffies, due);
+		if (!late)
+			queue_delayed_work(mwin_wq, &p->backlog_work,
+					   due - jiffies);
+	}
+	spin_unlock_bh(&p->send_lock);
+	if (late)
+		peer_kill(p, MWIN_DOWN_NO_MESSAGES);
+}
+
+/* Backlog @m; a full backlog is a peer that takes too little: it goes. */
+static void peer_backlog_add(struct mwin_peer *p,
+			     const struct mwin_wire_msg *m)
+{
+	struct mwin_backlog *b;
+
+	lockdep_assert_held(&p->send_lock);
+	if (p->backlog_len == MWIN_SEND_BACKLOG) {
+		pr_info_ratelimited("mwin: peer %u: %u messages backlogged\n",
+				    p->obj.id, MWIN_SEND_BACKLOG);
+		peer_kill(p, MWIN_DOWN_NO_MESSAGES);
+		return;
+	}
+	b = &p->backlog[(p->backlog_head + p->backlog_len) % MWIN_SEND_BACKLOG];
+	b->msg = *m;
+	b->queued = jiffies;
+	if (!p->backlog_len++)
+		queue_delayed_work(mwin_wq, &p->backlog_work,
+				   msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms)));
+}
+
+/*
+ * The backlog, allocated the first time a message may need it: from the
+ * caller's context, before send_lock. Failing, the peer cannot be told,
+ * and goes.
+ */
+static int peer_backlog_alloc(struct mwin_peer *p)
+{
+	struct mwin_backlog *b;
+
+	might_sleep();
+	b = kvcalloc(MWIN_SEND_BACKLOG, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	spin_lock_bh(&p->send_lock);
+	if (!p->backlog) {
+		p->backlog = b;
+		b = NULL;
+	}
+	spin_unlock_bh(&p->send_lock);
+	kvfree(b);
+	return 0;
 }
 
 /* Queue @n messages; post them unless a holder will. */
@@ -87,28 +192,74 @@ static void peer_trace_msg(struct mwin_peer *p, const struct mwin_wire_msg *m)
 static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
 			    unsigned int n)
 {
-	struct mwin_wire_msg *slot;
+	bool backlog;
 
 	spin_lock_bh(&p->send_lock);
 	while (n && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
-		if (p->sends_inflight == MWIN_SEND_DEPTH) {
+		backlog = p->backlog_len ||
+			  p->sends_inflight == MWIN_SEND_DEPTH;
+		if (backlog && !p->backlog) {
 			spin_unlock_bh(&p->send_lock);
-			if (!wait_event_timeout(p->send_wait, peer_slot_free(p),
-						msecs_to_jiffies(mwin_op_timeout_ms)))
+			if (peer_backlog_alloc(p)) {
 				peer_kill(p, MWIN_DOWN_NO_MESSAGES);
+				return;
+			}
 			spin_lock_bh(&p->send_lock);
 			continue;
 		}
 		m->seq = cpu_to_le32(++p->seq);
 		peer_trace_msg(p, m);
-		slot = p->send_msgs + p->send_open * MWIN_WIRE_MSGS_PER_SEND;
-		slot[p->send_queued++] = *m++;
 		n--;
+		if (backlog) {
+			peer_backlog_add(p, m++);
+			continue;
+		}
+		peer_open_slot(p)[p->send_queued++] = *m++;
 		if (p->send_queued == MWIN_WIRE_MSGS_PER_SEND ||
 		    (!n && !p->send_holds))
 			peer_post_open(p);
 	}
 	spin_unlock_bh(&p->send_lock);
+}
+
+/* Has @p's backlog room for a burst, or is it going anyway? */
+static bool peer_has_room(struct mwin_peer *p)
+{
+	return READ_ONCE(p->backlog_len) <= MWIN_SEND_BACKLOG / 2 ||
+	       test_bit(MWIN_PEER_KILLED, &p->flags);
+}
+
+/**
+ * peer_wait_backlog() - wait until @p's backlog has room for a burst
+ * @p: peer; the caller holds no lock anyone else needs
+ *
+ * For a work item that sends @p many messages in turn, as tenant_regrant()
+ * does: a peer that takes them at the pace they go out is not taken for one
+ * that does not. Bounded: past op_timeout_ms the peer goes all the same.
+ */
+void peer_wait_backlog(struct mwin_peer *p)
+{
+	wait_event_timeout(p->send_wait, peer_has_room(p),
+			   msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms)));
+}
+
+/**
+ * peer_pace() - peer_wait_backlog() for a caller, holding no lock
+ * @p: the peer its call sends messages to
+ *
+ * Callers that loop on a peer's windows go at the pace the peer takes
+ * their messages, and do not fill its backlog; the wait is killable. Never
+ * before a revoke: a call that revokes waits once it is done.
+ *
+ * Return: 0, or -EINTR.
+ */
+int peer_pace(struct mwin_peer *p)
+{
+	long left = wait_event_killable_timeout(p->send_wait,
+			peer_has_room(p),
+			msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms)));
+
+	return left < 0 ? -EINTR : 0;
 }
 
 /*
@@ -416,6 +567,9 @@ void peer_free_bufs(struct mwin_peer *p)
 		ib_dma_unmap_single(ibdev, p->recv_dma,
 				    MWIN_WIRE_RECV_DEPTH * sizeof(*p->recv_msgs),
 				    DMA_FROM_DEVICE);
+	/* no completion or timeout touches the backlog any more */
+	cancel_delayed_work_sync(&p->backlog_work);
+	kvfree(p->backlog);
 	kfree(p->send_msgs);
 	kfree(p->recv_msgs);
 	kfree(p->recvs);
@@ -455,6 +609,7 @@ void peer_msgs_init(struct mwin_peer *p)
 	INIT_WORK(&p->regrant_work, peer_regrant);
 	INIT_DELAYED_WORK(&p->keepalive_work, peer_keepalive);
 	INIT_DELAYED_WORK(&p->handshake_work, peer_handshake_timeout);
+	INIT_DELAYED_WORK(&p->backlog_work, peer_backlog_timeout);
 	p->send_cqe.done = peer_send_done;
 	p->keepalive_cqe.done = peer_keepalive_done;
 }

@@ -70,7 +70,14 @@
  *     proof.c)                     innermost
  * and mwin_tenants_lock (tenant names, tenant.c) is taken under
  * mwin_devs_lock (publishing a peer), before any spinlock.
- * No global lock is held while waiting for the device.
+ * No global lock is held while waiting for the device. No lock another
+ * tenant, a connect or a device removal takes (mwin_devs_lock, a tenant's
+ * pd_lock, the CM's handler) is held while waiting for a peer: a message
+ * to a peer waits in its backlog, not for its send slots (msgs.c), and a
+ * peer's teardown, the one wait for its QPs, runs in a work item holding
+ * none. Under pd_lock only QP state changes are waited for, of the local
+ * device (a tenant PD's cut-off: fail closed needs them before a revoking
+ * call returns).
  *
  * Window states (enum mwin_window_state in the uAPI)
  *
@@ -124,6 +131,8 @@
 /* Regions are allocated in chunks of up to 2^MWIN_CHUNK_ORDER pages. */
 #define MWIN_CHUNK_ORDER	9
 #define MWIN_SEND_DEPTH		32
+/* Messages that wait for a send slot, at most, before the peer goes. */
+#define MWIN_SEND_BACKLOG	1024
 #define MWIN_WINDOW_CREATE_FLAGS \
 	(MWIN_CREATE_FD_OWNED | MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET | \
 	 MWIN_WINDOW_ONCE)
@@ -251,6 +260,7 @@ struct mwin_caller {
 
 struct mwin_obj;
 struct mwin_events;
+struct mwin_backlog;
 
 /**
  * struct mwin_obj_type - one kind of object, and what object.c does with it
@@ -595,14 +605,22 @@ struct mwin_peer {
 	/*
 	 * Messages: MWIN_SEND_DEPTH slots of MWIN_WIRE_MSGS_PER_SEND
 	 * messages. The open slot fills until it is posted as one SEND;
-	 * posted slots complete in order.
+	 * posted slots complete in order. Behind them, when every slot is in
+	 * flight, a backlog of up to MWIN_SEND_BACKLOG messages, allocated
+	 * when first needed, a ring (msgs.c).
 	 */
-	spinlock_t send_lock;		/* @seq and the send_* fields */
+	spinlock_t send_lock;		/* @seq, the send_* and backlog* fields */
 	u32 seq;
 	unsigned int send_open;		/* the open slot */
 	unsigned int send_queued;	/* messages in the open slot */
 	unsigned int sends_inflight;	/* slots posted, not completed */
 	unsigned int send_holds;	/* holders of the open slot */
+	struct mwin_backlog *backlog;
+	unsigned int backlog_head;	/* its oldest message */
+	unsigned int backlog_len;
+	/* its oldest message's bound: op_timeout_ms */
+	struct delayed_work backlog_work;
+	/* a send completed: room in the backlog (peer_wait_backlog()) */
 	wait_queue_head_t send_wait;
 	struct mwin_wire_msg *send_msgs;
 	u64 send_dma;
@@ -858,6 +876,7 @@ void window_finalize(struct mwin_obj *o);
 void window_unbind(struct mwin_window *w, enum mwin_wire_reason why);
 int window_revoke(struct mwin_window *w, enum mwin_wire_reason why);
 int window_lock_killable(struct mwin_window *w);
+int window_pace(struct mwin_window *w);
 int window_wait_old_peer(struct mwin_window *w);
 void window_release_range(struct mwin_window *w);
 int window_bind_undo(struct mwin_window *w, bool regrant, bool inv, int ret);
@@ -1057,6 +1076,8 @@ void peer_bound_handshake(struct mwin_peer *p);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);
+void peer_wait_backlog(struct mwin_peer *p);
+int peer_pace(struct mwin_peer *p);
 void peer_release_msgs(struct mwin_peer *p);
 void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,
 		      enum mwin_wire_reason reason);

@@ -271,7 +271,9 @@ struct mwin_peer *tenant_carrier(struct mwin_tenant *t)
 /*
  * A tenant window's grant and revokes go to each proved connection in its
  * PD that tenant_regrant() told of it, or will not: one that proves its
- * key later is told by tenant_regrant(), once. Under @w->lock.
+ * key later is told by tenant_regrant(), once. Under @w->lock. Queuing a
+ * message never waits for its peer: a slow connection holds pd_lock, which
+ * its tenant's connects need, no longer than a fast one.
  */
 static bool tenant_pd_tells(const struct mwin_peer *p,
 			    const struct mwin_window *w)
@@ -323,6 +325,8 @@ void tenant_regrant(struct mwin_peer *p)
 					&p->regrant_mark))) {
 		window_regrant(w, p);
 		window_put(w);
+		/* a tenant of many windows: no lock held, at the peer's pace */
+		peer_wait_backlog(p);
 	}
 }
 

@@ -43,6 +43,32 @@ void window_lock(struct mwin_window *w)
 	}
 }
 
+/**
+ * window_pace() - a caller's pace is its window's peer's (peer_pace())
+ * @w: the window of its call, which is done: after its revokes, not before
+ *
+ * @w->peer, read without the lock, only says whom to wait for. Peers are
+ * freed a grace period after their last reference.
+ *
+ * Return: 0, or -EINTR.
+ */
+int window_pace(struct mwin_window *w)
+{
+	struct mwin_peer *p;
+	int ret = 0;
+
+	rcu_read_lock();
+	p = READ_ONCE(w->peer);
+	if (p && !kref_get_unless_zero(&p->obj.kref))
+		p = NULL;
+	rcu_read_unlock();
+	if (p) {
+		ret = peer_pace(p);
+		peer_put(p);
+	}
+	return ret;
+}
+
 /* window_lock() for callers, who may be killed while they wait: -EINTR. */
 int window_lock_killable(struct mwin_window *w)
 {
@@ -292,7 +318,7 @@ static int window_attach(struct mwin_window *w, struct mwin_peer *p,
 		mwin_obj_get(&w->obj);
 		list_add_tail(&w->peer_node, &p->windows);
 		p->nr_windows++;
-		w->peer = p;
+		WRITE_ONCE(w->peer, p);
 	}
 	spin_unlock(&p->lock);
 	return ret;
@@ -358,7 +384,7 @@ static void window_detach(struct mwin_window *w)
 		lease_end(w);
 	if (w->map)
 		region_map_put(w->region, w->map);
-	w->peer = NULL;
+	WRITE_ONCE(w->peer, NULL);
 	w->map = NULL;
 	w->state = MWIN_WINDOW_UNBOUND;
 	window_release_range(w);

@@ -568,7 +568,8 @@ struct mwin_peer_info {
  * @MWIN_DOWN_OPERATOR: MWIN_PEER_DISCONNECT
  * @MWIN_DOWN_DEVICE: its RDMA device went away
  * @MWIN_DOWN_HOSTILE: it invalidated an rkey that is not its own
- * @MWIN_DOWN_NO_MESSAGES: it took no messages for op_timeout_ms
+ * @MWIN_DOWN_NO_MESSAGES: it took its messages too slowly: one waited
+ *	op_timeout_ms to be sent, or 1024 waited
  * @MWIN_DOWN_BAD_PROOF: no longer used (version 3's proof SEND)
  * @MWIN_DOWN_NO_PROOF: no longer used (version 3's proof SEND)
  * @MWIN_DOWN_TENANT: its tenant was destroyed
