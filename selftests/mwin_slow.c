@@ -338,6 +338,76 @@ TEST_F(slow, slow_tenant_costs_others_nothing)
 	honest_round(_metadata, self, PREFIX "h", h_t, h, &hw, &base);
 }
 
+/* Rebinds tenant S's windows, without a pause, @n times. */
+struct burst {
+	int fd;
+	uint32_t tenant;
+	struct mwin_window_bind *w;
+	int n;
+};
+
+static void *burst_run(void *arg)
+{
+	struct burst *b = arg;
+	int i, ret;
+
+	for (i = 0; i < b->n; i++)
+		rebind_tenant(b->fd, &b->w[i % S_WINDOWS], b->tenant, &ret);
+	return NULL;
+}
+
+/*
+ * Tenant S's peer takes nothing at all (one receive, never posted again):
+ * its SENDs are retried until its QP fails, seconds later. Meanwhile S's
+ * windows are rebound past its 32 send slots, and S connects again, which
+ * needs S's tenant PD; then honest tenant H connects. Had a message to S
+ * waited for a send slot under S's pd_lock, S's connect would wait for it
+ * under mwin_devs_lock, and H's behind it, until S's QP failed: seconds.
+ * H's connect takes its usual time.
+ */
+TEST_F(slow, stalled_tenant_holds_up_no_connect)
+{
+	struct mwin_window_bind sw[S_WINDOWS];
+	struct joiner j = { .fd = self->fd, .name = PREFIX "s" };
+	struct burst bu = { .fd = self->fd, .w = sw, .n = 80 };
+	int64_t bound = self->op_timeout_ms / 4, alone, busy;
+	struct mwpeer *h = NULL, *s;
+	pthread_t bt, jt;
+	uint32_t s_t;
+	int i;
+
+	ASSERT_NE(0, test_make_tenant(self->fd, PREFIX "h", NULL,
+				      MWIN_NO_OWNER));
+	s_t = test_make_tenant(self->fd, PREFIX "s", NULL, MWIN_NO_OWNER);
+	ASSERT_NE(0, s_t);
+	alone = honest_peer(self, PREFIX "h", &h);
+	ASSERT_LE(0, alone);
+	test_close_peer(self->fd, h);
+
+	s = slow_peer(self->fd, PREFIX "s");
+	ASSERT_NE(NULL, s);
+	self->other[self->nr_other++] = s;	/* never polled */
+	for (i = 0; i < S_WINDOWS; i++)
+		ASSERT_EQ(0, test_grant_tenant(self->fd, self->region, s_t,
+					       65536 + i * 4096, 4096,
+					       MWIN_ACCESS_READ, &sw[i]));
+	bu.tenant = s_t;
+	ASSERT_EQ(0, pthread_create(&bt, NULL, burst_run, &bu));
+	usleep(500000);		/* its slots full */
+	ASSERT_EQ(0, pthread_create(&jt, NULL, join_run, &j));
+	usleep(200000);		/* S's connect under way */
+	busy = honest_peer(self, PREFIX "h", &h);
+	ASSERT_LE(0, busy);
+	self->other[self->nr_other++] = h;
+	TH_LOG("H's connect: alone %lld ms, beside stalled S %lld ms",
+	       (long long)alone, (long long)busy);
+	EXPECT_GT(bound, busy);
+	pthread_join(bt, NULL);
+	pthread_join(jt, NULL);
+	if (j.p)
+		self->other[self->nr_other++] = j.p;
+}
+
 /*
  * A peer that stalls, then resumes, gets every message in order: no gap,
  * revoke before grant for each rebind, the last grant the current rkey.
