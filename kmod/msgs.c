@@ -230,26 +230,16 @@ static bool peer_has_room(struct mwin_peer *p)
 }
 
 /**
- * peer_wait_backlog() - wait until @p's backlog has room for a burst
- * @p: peer; the caller holds no lock anyone else needs
+ * peer_pace() - wait until @p's backlog has room for a burst
+ * @p: the peer a caller sends messages to; the caller holds no lock
+ *	anyone else needs
  *
- * For a work item that sends @p many messages in turn, as tenant_regrant()
- * does: a peer that takes them at the pace they go out is not taken for one
- * that does not. Bounded: past op_timeout_ms the peer goes all the same.
- */
-void peer_wait_backlog(struct mwin_peer *p)
-{
-	wait_event_timeout(p->send_wait, peer_has_room(p),
-			   msecs_to_jiffies(READ_ONCE(mwin_op_timeout_ms)));
-}
-
-/**
- * peer_pace() - peer_wait_backlog() for a caller, holding no lock
- * @p: the peer its call sends messages to
- *
- * Callers that loop on a peer's windows go at the pace the peer takes
- * their messages, and do not fill its backlog; the wait is killable. Never
- * before a revoke: a call that revokes waits once it is done.
+ * Callers that loop on a peer's windows, and tenant_regrant() which tells
+ * a new connection of each of its tenant's windows, go at the pace the
+ * peer takes their messages: a peer that takes them as they go out is not
+ * taken for one that does not. Never before a revoke: a call that revokes
+ * waits once it is done. Killable; bounded: past op_timeout_ms the peer
+ * goes all the same.
  *
  * Return: 0, or -EINTR.
  */

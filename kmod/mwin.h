@@ -620,7 +620,7 @@ struct mwin_peer {
 	unsigned int backlog_len;
 	/* its oldest message's bound: op_timeout_ms */
 	struct delayed_work backlog_work;
-	/* a send completed: room in the backlog (peer_wait_backlog()) */
+	/* a send completed: room in the backlog (peer_pace()) */
 	wait_queue_head_t send_wait;
 	struct mwin_wire_msg *send_msgs;
 	u64 send_dma;
@@ -1076,7 +1076,6 @@ void peer_bound_handshake(struct mwin_peer *p);
 void peer_send_grant(struct mwin_peer *p, struct mwin_window *w,
 		     const u32 *replaced);
 void peer_hold_msgs(struct mwin_peer *p);
-void peer_wait_backlog(struct mwin_peer *p);
 int peer_pace(struct mwin_peer *p);
 void peer_release_msgs(struct mwin_peer *p);
 void peer_send_revoke(struct mwin_peer *p, struct mwin_window *w, u32 rkey,

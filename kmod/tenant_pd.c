@@ -326,7 +326,7 @@ void tenant_regrant(struct mwin_peer *p)
 		window_regrant(w, p);
 		window_put(w);
 		/* a tenant of many windows: no lock held, at the peer's pace */
-		peer_wait_backlog(p);
+		peer_pace(p);
 	}
 }
 
