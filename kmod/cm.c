@@ -252,8 +252,12 @@ static int peer_listen_on(struct sockaddr *sa, struct rdma_cm_id **out)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	/* The wildcard listens for IPv4 and IPv6 alike. */
-	ret = (sa->sa_family == AF_INET6 ? rdma_set_afonly(id, 0) : 0) ?:
+	/*
+	 * One family per listener: an iWARP device listens with TCP sockets
+	 * of the address's own family, so an IPv6 wildcard that maps IPv4
+	 * (as RoCE's CM does) hears no IPv4 peer there.
+	 */
+	ret = (sa->sa_family == AF_INET6 ? rdma_set_afonly(id, 1) : 0) ?:
 	      rdma_bind_addr(id, sa) ?:
 	      rdma_listen(id, 128);
 	if (ret) {
@@ -266,24 +270,40 @@ static int peer_listen_on(struct sockaddr *sa, struct rdma_cm_id **out)
 	return 0;
 }
 
+/* The wildcards of both families, on every transport. */
+static int peer_listen_any(void)
+{
+	struct sockaddr_in6 any6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(mwin_port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	struct sockaddr_in any4 = {
+		.sin_family = AF_INET,
+		.sin_port = htons(mwin_port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int ret;
+
+	ret = peer_listen_on((struct sockaddr *)&any4, &mwin_listen_ids[0]) ?:
+	      peer_listen_on((struct sockaddr *)&any6, &mwin_listen_ids[1]);
+	if (ret)
+		peer_stop_listen();
+	return ret;
+}
+
 /*
  * Listen on every device, present or not: on the addresses of the listen
  * parameter, or on all.
  */
 int peer_listen(void)
 {
-	struct sockaddr_in6 any = {
-		.sin6_family = AF_INET6,
-		.sin6_port = htons(mwin_port),
-		.sin6_addr = IN6ADDR_ANY_INIT,
-	};
 	const char *list = mwin_listen;
 	struct sockaddr_storage ss;
 	int i, ret;
 
 	if (!*list)
-		return peer_listen_on((struct sockaddr *)&any,
-				      &mwin_listen_ids[0]);
+		return peer_listen_any();
 	for (i = 0; i < MWIN_LISTEN_MAX; i++) {
 		ret = peer_listen_addr(&list, &ss);
 		if (ret == -ENOENT)
