@@ -11,7 +11,6 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
-#include "compat.h"
 #include "mwin.h"
 
 /* The device list; see the lock order in mwin.h. */
@@ -128,14 +127,7 @@ static int mwin_add_one(struct ib_device *ibdev)
 	/* rxe does not enforce its limit; real hardware does: keep to it. */
 	dev->max_pages = attrs->max_fast_reg_page_list_len;
 	dev->atomic = attrs->atomic_cap != IB_ATOMIC_NONE;
-	/* rxe's page tables (compat.h), and its stalling send queue (peer_kick()) */
-	if (ibdev->ops.driver_id == RDMA_DRIVER_RXE) {
-		dev->spare_pages = MWIN_RXE_SPARE_PAGES;
-		dev->max_small_pages = MWIN_RXE_MAX_SMALL_PAGES;
-		dev->kick = true;
-	} else {
-		dev->max_small_pages = U32_MAX;
-	}
+	mwin_dev_set_provider(dev);
 	dev->page_size_cap = attrs->page_size_cap | PAGE_SIZE;
 
 	mutex_lock(&mwin_devs_lock);
@@ -143,8 +135,8 @@ static int mwin_add_one(struct ib_device *ibdev)
 	mutex_unlock(&mwin_devs_lock);
 	ib_set_client_data(ibdev, &mwin_client, dev);
 
-	dev_info(&ibdev->dev, "mwin: added: fast registration %s, %u pages per window (at most %llu MiB), atomics %s\n",
-		 dev->fast_reg ? "yes" : "no", dev->max_pages,
+	dev_info(&ibdev->dev, "mwin: added: %s, fast registration %s, %u pages per window (at most %llu MiB), atomics %s\n",
+		 dev->transport, dev->fast_reg ? "yes" : "no", dev->max_pages,
 		 mwin_dev_max_window_bytes(dev) >> 20,
 		 dev->atomic ? "yes" : "no");
 	return 0;

@@ -110,8 +110,10 @@ out:
  * @rkey: the rkey its message invalidated
  *
  * rxe performs the invalidation without checking that the MR belongs to the
- * sender's PD. An rkey that is not the sender's own is an attack: the
- * sender is disconnected, the window it hit is marked invalidated, its
+ * sender's PD; siw kills the live rkey of the MR whatever key byte @rkey
+ * has (mwin_dev_inv_kills()): the window is hit as if by that rkey. An
+ * rkey that is not the sender's own is an attack: the sender is
+ * disconnected, the window it hit is marked invalidated, its
  * grantees are told, and then granted the window again with a new rkey
  * (window_victim_regrant()): an attack costs them one rkey, not their
  * access. A tenant's window is the own of each of the tenant's proved
@@ -130,7 +132,10 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		window_lock(w);
 		wid = w->obj.id;
 		own = window_granted_to(w, p);
-		hit = w->state == MWIN_WINDOW_BOUND && w->rkey == rkey;
+		hit = w->state == MWIN_WINDOW_BOUND &&
+		      mwin_dev_inv_kills(p->dev, w->rkey, rkey);
+		if (hit)
+			rkey = w->rkey;
 		if (hit && !own)
 			window_queue_victim(w, rkey);
 		if (hit) {

@@ -385,6 +385,11 @@ struct mwin_ucmd {
  * @atomic: the device supports remote atomics
  * @kick: a send queue of its may stall until posted to again (rxe: see
  *	peer_kick())
+ * @reg_on_conn_qp: a peer's window requests go on its connected QP
+ *	(iWARP: see provider.c)
+ * @inv_any_key: an invalidation kills its MR's rkey whatever its key byte
+ *	(siw)
+ * @transport: "InfiniBand", "RoCE" or "iWARP", for the log
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
  *	invalidations
  * @next_vector: the completion vector the next peer's CQs take, round
@@ -405,6 +410,9 @@ struct mwin_dev {
 	bool fast_reg;
 	bool atomic;
 	bool kick;
+	bool reg_on_conn_qp;
+	bool inv_any_key;
+	const char *transport;
 	struct xarray mr_windows;
 	atomic_t next_vector;
 };
@@ -767,6 +775,10 @@ void mwin_monitor_stop(struct mwin_file *f);
 ssize_t mwin_read(struct file *file, char __user *buf, size_t len,
 		  loff_t *ppos);
 __poll_t mwin_poll(struct file *file, struct poll_table_struct *pt);
+
+/* provider.c */
+void mwin_dev_set_provider(struct mwin_dev *dev);
+bool mwin_dev_inv_kills(const struct mwin_dev *dev, u32 live, u32 rkey);
 
 /* device.c */
 extern struct ib_client mwin_client;

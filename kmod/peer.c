@@ -7,7 +7,8 @@
  * The connected QP carries the messages and the peer's requests. The
  * peer's window operations (LOCAL_INV, REG_MR) go on a registration QP in
  * the same PD that carries nothing else (peer_create_reg_qp()), so that
- * they never wait behind a message.
+ * they never wait behind a message; on iWARP, which cannot connect it, on
+ * the connected QP.
  *
  * Sends (window operations and messages) complete on a softirq-polled CQ,
  * the fastest wake-up for a waiting caller. Receives complete on a
@@ -174,6 +175,12 @@ int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why)
 	return peer_cut_off_qp(p, why);
 }
 
+/* Has @p a registration QP of its own, not its connected QP? */
+static bool peer_own_reg_qp(const struct mwin_peer *p)
+{
+	return p->reg_qp && p->reg_qp != p->qp;
+}
+
 static int peer_move_to_err(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -183,6 +190,8 @@ static int peer_move_to_err(struct mwin_peer *p)
 		return -EIO;	/* test build: the device refuses */
 	/* both, whatever the first says: each fails alone */
 	ret = ib_modify_qp(p->qp, &attr, IB_QP_STATE);
+	if (!peer_own_reg_qp(p))
+		return ret;
 	reg_ret = ib_modify_qp(p->reg_qp, &attr, IB_QP_STATE);
 	return ret ?: reg_ret;
 }
@@ -412,13 +421,14 @@ static int peer_qp_to(struct mwin_peer *p, struct ib_qp *qp,
 		      const struct rdma_conn_param *param)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
-	bool reg = qp == p->reg_qp;
+	bool reg = qp != p->qp;
 	int mask, ret;
 
 	ret = rdma_init_qp_attr(p->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
-	if (reg && state == IB_QPS_INIT && mask & IB_QP_ACCESS_FLAGS)
+	/* at any transition: the iw_cm gives remote rights at RTR too */
+	if (reg && mask & IB_QP_ACCESS_FLAGS)
 		attr.qp_access_flags = 0;
 	if (state == IB_QPS_RTR)
 		attr.max_dest_rd_atomic = reg ? 0 : param->responder_resources;
@@ -442,8 +452,10 @@ int peer_qp_ready(struct mwin_peer *p, const struct rdma_conn_param *param)
 	ret = peer_qp_to(p, p->qp, IB_QPS_INIT, param) ?:
 	      peer_post_recvs(p) ?:
 	      peer_qp_to(p, p->qp, IB_QPS_RTR, param) ?:
-	      peer_qp_to(p, p->qp, IB_QPS_RTS, param) ?:
-	      peer_qp_to(p, p->reg_qp, IB_QPS_INIT, param) ?:
+	      peer_qp_to(p, p->qp, IB_QPS_RTS, param);
+	if (ret || !peer_own_reg_qp(p))
+		goto out;
+	ret = peer_qp_to(p, p->reg_qp, IB_QPS_INIT, param) ?:
 	      peer_qp_to(p, p->reg_qp, IB_QPS_RTR, param) ?:
 	      peer_qp_to(p, p->reg_qp, IB_QPS_RTS, param);
 out:
@@ -460,6 +472,7 @@ out:
 static void peer_qp_event(struct ib_event *ev, void *context)
 {
 	struct mwin_peer *p = context;
+	bool reg = peer_own_reg_qp(p) && ev->element.qp == p->reg_qp;
 	enum mwin_down_reason why;
 
 	trace_mwin_qp_event(p, ev->event);
@@ -474,15 +487,14 @@ static void peer_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_REQ_ERR:
 		pr_info_ratelimited("mwin: peer %u: %s%s\n", p->obj.id,
 				    ib_event_msg(ev->event),
-				    ev->element.qp == p->reg_qp ?
-				    " on its registration QP" : "");
+				    reg ? " on its registration QP" : "");
 		/*
 		 * The registration QP takes nothing from the network: an
 		 * event there is the peer's doing. Its QPs are moved to ERR
 		 * by the teardown, or sooner by a window operation that the
 		 * broken QP fails (verbs_chain_end()): this may be atomic.
 		 */
-		if (ev->element.qp == p->reg_qp) {
+		if (reg) {
 			why = MWIN_DOWN_REG_QP;
 		} else if (ev->event == IB_EVENT_QP_ACCESS_ERR) {
 			/* an access error, as the failed request it reports */
@@ -542,13 +554,21 @@ static struct ib_qp *peer_new_qp(struct mwin_peer *p, u32 send_wr,
  * packet: it takes local requests only, has no receive posted (but the
  * drain's) and grants no remote access (peer_qp_to()), so whatever reaches
  * it is refused.
+ *
+ * iWARP connects a QP to a TCP stream of the iw_cm's, and a QP sends
+ * nothing until then: the connected QP takes the window requests too
+ * (its send queue has room for both, peer_create_qp()). Such a QP is
+ * reached through its stream alone, and iWARP acknowledges nothing that
+ * a LOCAL_INV would wait for: in order behind the module's SENDs, it waits
+ * only for them to be handed to TCP.
  */
 static int peer_create_reg_qp(struct mwin_peer *p)
 {
-	struct ib_qp *qp = peer_new_qp(p, MWIN_REG_SQ_DEPTH,
-				       MWIN_REG_RQ_DEPTH);
+	struct ib_qp *qp = p->qp;
 	struct ib_mr *mr;
 
+	if (!p->dev->reg_on_conn_qp)
+		qp = peer_new_qp(p, MWIN_REG_SQ_DEPTH, MWIN_REG_RQ_DEPTH);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	p->reg_qp = qp;
@@ -580,7 +600,9 @@ int peer_create_qp(struct mwin_peer *p)
 	if (IS_ERR(p->recv_cq))
 		return PTR_ERR(p->recv_cq);
 
-	qp = peer_new_qp(p, MWIN_SQ_DEPTH, MWIN_RQ_DEPTH);
+	qp = peer_new_qp(p, MWIN_SQ_DEPTH + (p->dev->reg_on_conn_qp ?
+					     MWIN_REG_SQ_DEPTH - 1 : 0),
+			 MWIN_RQ_DEPTH);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	p->qp = qp;
@@ -603,7 +625,7 @@ void peer_destroy_qp(struct mwin_peer *p)
 		tenant_pd_remove(p);
 	if (p->kick_mr)
 		ib_dereg_mr(p->kick_mr);
-	if (p->reg_qp)
+	if (peer_own_reg_qp(p))
 		ib_destroy_qp(p->reg_qp);
 	if (p->qp)
 		ib_destroy_qp(p->qp);
@@ -719,12 +741,15 @@ static void peer_unbind_windows(struct mwin_peer *p)
  * its responder was answering when the QP went to error until then, and
  * deregistering it (peer_unbind_windows()) would wait for that, a window
  * lock held. The registration QP stays in ERR: a window request posted
- * until its window is detached completes flushed.
+ * until its window is detached completes flushed. So does the connected
+ * QP when it is the registration QP too (iWARP).
  */
 static void peer_qp_reset(struct mwin_peer *p)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
 
+	if (!peer_own_reg_qp(p))
+		return;
 	if (ib_modify_qp(p->qp, &attr, IB_QP_STATE))
 		pr_warn_ratelimited("mwin: peer %u: cannot reset its QP\n",
 				    p->obj.id);
@@ -755,7 +780,8 @@ static void peer_teardown(struct work_struct *work)
 	peer_qps_to_err(p, NULL);
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
-	ib_drain_qp(p->reg_qp);
+	if (peer_own_reg_qp(p))
+		ib_drain_qp(p->reg_qp);
 	/* after this no cut-off touches the QPs, which go below */
 	mutex_lock(&p->cut_lock);
 	set_bit(MWIN_PEER_DRAINED, &p->flags);

@@ -180,6 +180,7 @@ int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 	u64 base, first = off >> shift;
 	u32 i, n = ((off + len - 1) >> shift) - first + 1;
 	unsigned int sg_off = off & (psize - 1);
+	unsigned int tail = ((first + n) << shift) - (off + len);
 	int mapped;
 
 	if (verbs_mr_mapped(w, shift))
@@ -192,12 +193,15 @@ int verbs_map_mr(struct mwin_window *w, const struct mwin_region_map *map,
 					     (base & cmask);
 		sg_dma_len(&w->sgl[i]) = psize;
 	}
+	/* the window's bytes and no more: siw takes the MR's length here */
+	sg_dma_address(&w->sgl[0]) += sg_off;
+	sg_dma_len(&w->sgl[0]) -= sg_off;
+	sg_dma_len(&w->sgl[n - 1]) -= tail;
 	w->mr_mapped = false;
-	mapped = ib_map_mr_sg(w->mr, w->sgl, n, &sg_off, psize);
-	if (mapped != n)
+	mapped = ib_map_mr_sg(w->mr, w->sgl, n, NULL, psize);
+	if (mapped != n || w->mr->length != len)
 		return -EIO;
 	w->mr->iova = off;
-	w->mr->length = len;
 	w->mr_mapped = true;
 	w->mapped_start = off;
 	w->mapped_len = len;

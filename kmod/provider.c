@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What differs between RDMA providers, decided here alone: the rest of
+ * mwin reads the mwin_dev fields set here, never a driver's name.
+ * Documentation/qualify.rst ("Providers") lists each difference.
+ *
+ * rxe (soft-RoCE): page tables of its own (compat.h), and a send queue
+ * that may stall until it is posted to again (peer_kick()).
+ *
+ * iWARP (siw, and iWARP hardware): a QP sends only once the iw_cm has
+ * connected it to its TCP stream (siw_post_send() refuses a QP out of
+ * RTS, and only iw_accept() moves it there), so a peer's window requests
+ * go on its connected QP (peer_create_reg_qp()). siw invalidates an STag
+ * by its index, whatever its key byte (siw_invalidate_stag()): a remote
+ * invalidation of an rkey the module replaced kills the live one.
+ *
+ * mlx5 (by its source): none of these; its limits are its attributes.
+ */
+#include "compat.h"
+#include "mwin.h"
+
+void mwin_dev_set_provider(struct mwin_dev *dev)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	u32 port = rdma_start_port(ibdev);
+
+	dev->max_small_pages = U32_MAX;
+	if (rdma_protocol_iwarp(ibdev, port)) {
+		dev->transport = "iWARP";
+		dev->reg_on_conn_qp = true;
+	} else if (rdma_protocol_roce(ibdev, port)) {
+		dev->transport = "RoCE";
+	} else {
+		dev->transport = "InfiniBand";
+	}
+	switch (ibdev->ops.driver_id) {
+	case RDMA_DRIVER_RXE:
+		dev->spare_pages = MWIN_RXE_SPARE_PAGES;
+		dev->max_small_pages = MWIN_RXE_MAX_SMALL_PAGES;
+		dev->kick = true;
+		break;
+	case RDMA_DRIVER_SIW:
+		dev->inv_any_key = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * mwin_dev_inv_kills() - does an invalidation of @rkey kill @live?
+ * @dev: the device of both
+ * @live: an MR's rkey
+ * @rkey: the rkey a request invalidated, of the same MR (same index)
+ *
+ * Return: true when @live is dead after it.
+ */
+bool mwin_dev_inv_kills(const struct mwin_dev *dev, u32 live, u32 rkey)
+{
+	return live == rkey || (dev->inv_any_key && live >> 8 == rkey >> 8);
+}
