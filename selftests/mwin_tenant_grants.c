@@ -261,7 +261,7 @@ static void attack(struct __test_metadata *_metadata,
 
 	TH_LOG("%s: %s with %s's rkey", x[by].name, op_name[op], x[on].name);
 	memcpy(before, self->mem, WATCHED);
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, do_op(x[by].p, &x[on].b, op));
+	EXPECT_ACCESS_REFUSED(x[by].p, do_op(x[by].p, &x[on].b, op));
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id));
 	EXPECT_EQ(0, memcmp(before, self->mem, WATCHED));
 	for (i = 0; i < 3; i++)
@@ -357,7 +357,7 @@ TEST_F_TIMEOUT(grants, three_tenants_one_region, 300)
 	if (!anon || err) {
 		TH_LOG("no anonymous peer (%d): that part skipped", err);
 	} else {
-		EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+		EXPECT_ACCESS_REFUSED(anon,
 			  do_op(anon, &x[0].b, OP_READ));
 		EXPECT_EQ(0, test_wait_peer_gone(self->fd, mwpeer_id(anon)));
 		for (i = 0; i < 3; i++)
@@ -422,7 +422,7 @@ TEST_F(grants, two_connections_one_rkey)
 	EXPECT_EQ(0, memcmp(self->mem + 100, "from two", 8));
 
 	/* the first reads past the end: it alone is dropped */
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+	EXPECT_ACCESS_REFUSED(p1,
 		  mwpeer_read(p1, b.rkey, 8192, NULL, 1));
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id1));
 	ASSERT_EQ(0, test_wait_window_peer(self->fd, b.id, id2, &wi));
@@ -555,7 +555,7 @@ TEST_F(grants, last_connection_gone)
 
 	/* the old rkey is dead, through the tenant's new connection too */
 	id = mwpeer_id(q);
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, mwpeer_read(q, old, 4096, NULL, 4));
+	EXPECT_ACCESS_REFUSED(q, mwpeer_read(q, old, 4096, NULL, 4));
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id));
 	ASSERT_EQ(0, test_wait_window(self->fd, b.id, MWIN_WINDOW_UNBOUND,
 				      &wi));
@@ -643,7 +643,7 @@ TEST_F(grants, invalidate_and_rebind_tell_every_connection)
 			    MWIN_REVOKE_DESTROY, &m);
 		EXPECT_EQ(0, mwpeer_proto_errors(p[i], NULL));
 	}
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, mwpeer_read(p[1], b.rkey, 8, NULL, 1));
+	EXPECT_ACCESS_REFUSED(p[1], mwpeer_read(p[1], b.rkey, 8, NULL, 1));
 }
 
 /* ---- the tenant's counters ------------------------------------------ */
@@ -730,7 +730,7 @@ TEST_F(grants, per_tenant_counters)
 	EXPECT_COUNTS(base, t, 5, 4, 0, 0);
 
 	/* a failed access: counted, that connection ends, no rkey dies */
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+	EXPECT_ACCESS_REFUSED(p[1],
 		  mwpeer_write(p[1], w2.rkey, w2.iova, "x", 1));
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id2));
 	ASSERT_EQ(0, test_wait_window_peer(self->fd, w2.id, id1, &wi));
@@ -1006,7 +1006,7 @@ TEST_F(grants, batch_grants_to_a_tenant)
 
 	/* the rkey of p's own grant died: p is dropped, q reads on */
 	id = mwpeer_id(p);
-	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
+	EXPECT_ACCESS_REFUSED(p,
 		  mwpeer_read(p, old, moved.iova, NULL, 8));
 	ASSERT_EQ(0, test_wait_peer_gone(self->fd, id));
 	ASSERT_EQ(0, test_wait_window_peer(self->fd, moved.id, mwpeer_id(q),

@@ -532,6 +532,55 @@ static inline bool test_dev_atomics(int fd, const char *name)
 	return test_dev(fd, name, &dev) && (dev.caps & MWIN_DEV_CAP_ATOMIC);
 }
 
+/* Does @p's device speak iWARP (its node type is an RNIC)? */
+static inline bool test_iwarp(const struct mwpeer *p)
+{
+	char path[128], type[8] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_type",
+		 mwpeer_dev_name(p));
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(type, sizeof(type), f))
+			type[0] = 0;
+		fclose(f);
+	}
+	return type[0] == '4';
+}
+
+/*
+ * The status of a request that the rkey check must refuse, as RoCE gives
+ * it: IBV_WC_REM_ACCESS_ERR. iWARP answers such a request with a TERMINATE
+ * that ends the connection: a READ or an atomic completes in error or
+ * flushed, a WRITE (done once handed to TCP) succeeds locally and the
+ * connection goes. Either is taken for IBV_WC_REM_ACCESS_ERR there; a
+ * request that succeeded on a connection that stays keeps its status.
+ */
+static inline int test_refused_status(struct mwpeer *p, int status)
+{
+	if (!test_iwarp(p))
+		return status;
+	if (status == IBV_WC_WR_FLUSH_ERR || status == IBV_WC_REM_OP_ERR ||
+	    status == IBV_WC_REM_INV_REQ_ERR || status < 0)
+		return IBV_WC_REM_ACCESS_ERR;
+	if (status == IBV_WC_SUCCESS && !test_wait_disconnected(p))
+		return IBV_WC_REM_ACCESS_ERR;
+	return status;
+}
+
+#define EXPECT_ACCESS_REFUSED(p, status) \
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, test_refused_status((p), (status)))
+#define ASSERT_ACCESS_REFUSED(p, status) \
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, test_refused_status((p), (status)))
+
+/* All rights @p's device can grant: no atomics where it has none. */
+static inline uint32_t test_all_access(int fd, const struct mwpeer *p)
+{
+	return test_dev_atomics(fd, mwpeer_dev_name(p)) ? MWIN_ACCESS_ALL :
+	       MWIN_ACCESS_READ | MWIN_ACCESS_WRITE;
+}
+
 /* ---- tenants ------------------------------------------------------- */
 
 /* The length of the keys the tenant tests give their tenants. */

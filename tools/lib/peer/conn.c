@@ -367,7 +367,7 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port,
 		peer_seterr(p, "ibv_alloc_pd: %s", strerror(-r));
 		return r;
 	}
-	p->mr = ibv_reg_mr(p->pd, p->mem, p->mem_size, IBV_ACCESS_LOCAL_WRITE);
+	p->mr = ibv_reg_mr(p->pd, p->mem, p->mem_size, peer_mr_access(p));
 	if (!p->mr) {
 		r = -errno;
 		peer_seterr(p, "ibv_reg_mr of %zu bytes: %s", p->mem_size,

@@ -162,6 +162,17 @@ int mwpeer_fadd(struct mwpeer *p, uint32_t rkey, uint64_t raddr,
 			 old, "atomic fetch and add");
 }
 
+/*
+ * The rkey a Send-with-Invalidate invalidates. libsiw (rdma-core's siw
+ * provider) sends the one in wr.rdma.rkey, which the other providers
+ * ignore for a SEND: both are set.
+ */
+static void peer_set_inv_rkey(struct ibv_send_wr *wr, uint32_t rkey)
+{
+	wr->invalidate_rkey = rkey;
+	wr->wr.rdma.rkey = rkey;
+}
+
 int peer_send_op(struct mwpeer *p, bool inv, uint32_t rkey,
 		   const void *buf, size_t len)
 {
@@ -176,7 +187,7 @@ int peer_send_op(struct mwpeer *p, bool inv, uint32_t rkey,
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
 	if (inv)
-		wr.invalidate_rkey = rkey;
+		peer_set_inv_rkey(&wr, rkey);
 	if (len && p->mr) {
 		if (buf && len <= p->max_inline) {
 			sge.addr = (uintptr_t)buf;
@@ -243,9 +254,21 @@ uint32_t mwpeer_lkey(const struct mwpeer *p, const void *addr, size_t len)
 	return m && m->mr ? m->mr->lkey : 0;
 }
 
+/*
+ * The rights of the library's memory: the sink of an RDMA READ. iWARP
+ * places a READ's response as a tagged write to the sink's STag
+ * (RFC 5040), which needs remote write rights there.
+ */
+int peer_mr_access(const struct mwpeer *p)
+{
+	return IBV_ACCESS_LOCAL_WRITE |
+	       (p->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP ?
+		IBV_ACCESS_REMOTE_WRITE : 0);
+}
+
 static int mem_register(struct mwpeer *p, struct peer_mem *m)
 {
-	m->mr = ibv_reg_mr(p->pd, m->addr, m->len, IBV_ACCESS_LOCAL_WRITE);
+	m->mr = ibv_reg_mr(p->pd, m->addr, m->len, peer_mr_access(p));
 	if (m->mr)
 		return 0;
 	peer_seterr(p, "ibv_reg_mr of %zu bytes at %p: %s", m->len,
@@ -445,7 +468,7 @@ static int op_prepare(struct mwpeer *p, const struct mwpeer_op *op,
 					 .lkey = p->mr->lkey };
 		break;
 	default:
-		wr->invalidate_rkey = g->rkey;
+		peer_set_inv_rkey(wr, g->rkey);
 		return 0;
 	}
 	wr->sg_list = sge;
