@@ -138,6 +138,12 @@ siw)
 	dev=siw0
 	siw_setup &&
 		step "siw0 on eth0" rdma link add siw0 type siw netdev eth0
+	# siw of 6.1 holds root, too, to RLIMIT_MEMLOCK (8 MiB) for the memory
+	# a process registers (siw_umem_get(); rxe, and 6.12's siw, pin through
+	# ib_umem_get(), which lets CAP_IPC_LOCK pass): a test's second peer
+	# (4 MiB of buffers each) would get ENOMEM from ibv_reg_mr(). The
+	# tests that need the limit set their own.
+	ulimit -l unlimited
 	;;
 *)
 	dev=
