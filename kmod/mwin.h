@@ -387,6 +387,7 @@ struct mwin_ucmd {
  *	peer_kick())
  * @reg_on_conn_qp: a peer's window requests go on its connected QP
  *	(iWARP: see provider.c)
+ * @flush_on_close: a QP goes to error when its connection closes (iWARP)
  * @inv_any_key: an invalidation kills its MR's rkey whatever its key byte
  *	(siw)
  * @transport: "InfiniBand", "RoCE" or "iWARP", for the log
@@ -411,6 +412,7 @@ struct mwin_dev {
 	bool atomic;
 	bool kick;
 	bool reg_on_conn_qp;
+	bool flush_on_close;
 	bool inv_any_key;
 	const char *transport;
 	struct xarray mr_windows;

@@ -10,7 +10,9 @@
  * iWARP (siw, and iWARP hardware): a QP sends only once the iw_cm has
  * connected it to its TCP stream (siw_post_send() refuses a QP out of
  * RTS, and only iw_accept() moves it there), so a peer's window requests
- * go on its connected QP (peer_create_reg_qp()). siw invalidates an STag
+ * go on its connected QP (peer_create_reg_qp()). A QP goes to error when
+ * its stream closes, so a flushed request means the connection ended,
+ * not that a request failed (peer_failed_why()). siw invalidates an STag
  * by its index, whatever its key byte (siw_invalidate_stag()): a remote
  * invalidation of an rkey the module replaced kills the live one.
  *
@@ -28,6 +30,7 @@ void mwin_dev_set_provider(struct mwin_dev *dev)
 	if (rdma_protocol_iwarp(ibdev, port)) {
 		dev->transport = "iWARP";
 		dev->reg_on_conn_qp = true;
+		dev->flush_on_close = true;
 	} else if (rdma_protocol_roce(ibdev, port)) {
 		dev->transport = "RoCE";
 	} else {
