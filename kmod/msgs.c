@@ -89,6 +89,19 @@ static void peer_drain_backlog(struct mwin_peer *p)
 	}
 }
 
+/*
+ * Why @p goes when a request of its completed in error. A flushed one was
+ * failed by the QP's going to error: on rxe, silently after a bad remote
+ * access; on iWARP when the connection closed too (provider.c).
+ */
+static enum mwin_down_reason peer_failed_why(struct mwin_peer *p,
+					     enum ib_wc_status status)
+{
+	if (status == IB_WC_WR_FLUSH_ERR && p->dev->flush_on_close)
+		return MWIN_DOWN_DISCONNECT;
+	return MWIN_DOWN_QP_ERROR;
+}
+
 static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mwin_peer *p =
@@ -104,7 +117,7 @@ static void peer_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: send failed: %s\n",
 					    p->obj.id, ib_wc_status_msg(wc->status));
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
+		peer_kill(p, peer_failed_why(p, wc->status));
 	}
 }
 
@@ -355,7 +368,8 @@ static void peer_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
 	clear_bit(MWIN_PEER_KEEPALIVE, &p->flags);
 	if (wc->status != IB_WC_SUCCESS)
 		peer_kill(p, wc->status == IB_WC_WR_FLUSH_ERR ?
-			  MWIN_DOWN_QP_ERROR : MWIN_DOWN_KEEPALIVE);
+			  peer_failed_why(p, wc->status) :
+			  MWIN_DOWN_KEEPALIVE);
 }
 
 static void peer_keepalive_arm(struct mwin_peer *p)
@@ -499,7 +513,7 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("mwin: peer %u: receive failed: %s\n",
 					    p->obj.id, ib_wc_status_msg(wc->status));
-		peer_kill(p, MWIN_DOWN_QP_ERROR);
+		peer_kill(p, peer_failed_why(p, wc->status));
 		return;
 	}
 	mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);

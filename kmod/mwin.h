@@ -387,8 +387,10 @@ struct mwin_ucmd {
  *	peer_kick())
  * @reg_on_conn_qp: a peer's window requests go on its connected QP
  *	(iWARP: see provider.c)
+ * @flush_on_close: a QP goes to error when its connection closes (iWARP)
  * @inv_any_key: an invalidation kills its MR's rkey whatever its key byte
  *	(siw)
+ * @reads_unchecked: an RDMA READ needs no read right of the MR (siw)
  * @transport: "InfiniBand", "RoCE" or "iWARP", for the log
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
  *	invalidations
@@ -411,7 +413,9 @@ struct mwin_dev {
 	bool atomic;
 	bool kick;
 	bool reg_on_conn_qp;
+	bool flush_on_close;
 	bool inv_any_key;
+	bool reads_unchecked;
 	const char *transport;
 	struct xarray mr_windows;
 	atomic_t next_vector;
@@ -778,6 +782,7 @@ __poll_t mwin_poll(struct file *file, struct poll_table_struct *pt);
 
 /* provider.c */
 void mwin_dev_set_provider(struct mwin_dev *dev);
+bool mwin_dev_can_grant(const struct mwin_dev *dev, u32 access);
 bool mwin_dev_inv_kills(const struct mwin_dev *dev, u32 live, u32 rkey);
 
 /* device.c */

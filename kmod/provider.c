@@ -10,9 +10,14 @@
  * iWARP (siw, and iWARP hardware): a QP sends only once the iw_cm has
  * connected it to its TCP stream (siw_post_send() refuses a QP out of
  * RTS, and only iw_accept() moves it there), so a peer's window requests
- * go on its connected QP (peer_create_reg_qp()). siw invalidates an STag
+ * go on its connected QP (peer_create_reg_qp()). A QP goes to error when
+ * its stream closes, so a flushed request means the connection ended,
+ * not that a request failed (peer_failed_why()). siw invalidates an STag
  * by its index, whatever its key byte (siw_invalidate_stag()): a remote
- * invalidation of an rkey the module replaced kills the live one.
+ * invalidation of an rkey the module replaced kills the live one. And it
+ * answers an RDMA READ through any valid STag of the QP's PD, whatever
+ * its rights (siw_qp_tx.c checks the source with none): a window that may
+ * be written but not read cannot be had there.
  *
  * mlx5 (by its source): none of these; its limits are its attributes.
  */
@@ -28,6 +33,7 @@ void mwin_dev_set_provider(struct mwin_dev *dev)
 	if (rdma_protocol_iwarp(ibdev, port)) {
 		dev->transport = "iWARP";
 		dev->reg_on_conn_qp = true;
+		dev->flush_on_close = true;
 	} else if (rdma_protocol_roce(ibdev, port)) {
 		dev->transport = "RoCE";
 	} else {
@@ -41,10 +47,25 @@ void mwin_dev_set_provider(struct mwin_dev *dev)
 		break;
 	case RDMA_DRIVER_SIW:
 		dev->inv_any_key = true;
+		dev->reads_unchecked = true;
 		break;
 	default:
 		break;
 	}
+}
+
+/**
+ * mwin_dev_can_grant() - does @dev refuse all that @access does not allow?
+ * @dev: the device of a window's MR
+ * @access: MWIN_ACCESS_* rights of the window
+ *
+ * Return: true when the device enforces exactly these rights.
+ */
+bool mwin_dev_can_grant(const struct mwin_dev *dev, u32 access)
+{
+	if (access & MWIN_ACCESS_ATOMIC && !dev->atomic)
+		return false;
+	return !dev->reads_unchecked || access & MWIN_ACCESS_READ;
 }
 
 /**

@@ -146,7 +146,7 @@ int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 
 	if (!dev->fast_reg)
 		return -EOPNOTSUPP;
-	if (arg->access & MWIN_ACCESS_ATOMIC && !dev->atomic)
+	if (!mwin_dev_can_grant(dev, arg->access))
 		return -EOPNOTSUPP;
 	if (window_pages(arg->offset, arg->length, shift) >
 	    mwin_dev_max_pages(dev, shift)) {

@@ -1016,7 +1016,8 @@ TEST_F(conns, destroy_disconnects)
 	pid = mwpeer_id(p);
 	qid = mwpeer_id(q);
 	ASSERT_EQ(0, test_wait_peer_state(self->fd, pid, MWIN_PEER_CONNECTED));
-	b = test_bind(self->region, pid, 0, 4096, MWIN_ACCESS_WRITE, 0);
+	b = test_bind(self->region, pid, 0, 4096,
+		      MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(0, mwin_tenant_destroy(self->fd, self->tenant));
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, pid));

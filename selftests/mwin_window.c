@@ -172,6 +172,35 @@ TEST_F(win, atomics_need_the_right)
 	EXPECT_EQ(1, *(uint64_t *)(self->mem + 16384));
 }
 
+/*
+ * A window that may be written but not read: where the device refuses a
+ * READ through it (rxe), it works so; where it cannot (siw answers a READ
+ * through any valid STag), it is refused with EOPNOTSUPP and nothing made.
+ */
+TEST_F(win, write_only_window_is_never_readable)
+{
+	struct mwin_window_bind b;
+	struct mwin_info before, after;
+	int ret;
+
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+		      MWIN_ACCESS_WRITE, 0);
+	ret = mwin_window_create(self->fd, &b);
+	if (!strncmp(mwpeer_dev_name(self->a), "siw", 3))
+		EXPECT_EQ(-EOPNOTSUPP, ret);
+	if (ret) {
+		EXPECT_EQ(-EOPNOTSUPP, ret);
+		ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+		EXPECT_EQ(before.nr_windows, after.nr_windows);
+		return;
+	}
+	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 0, "w", 1));
+	EXPECT_EQ('w', self->mem[0]);
+	EXPECT_ACCESS_REFUSED(self->a, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
+}
+
 TEST_F(win, invalidate_kills_the_rkey)
 {
 	struct mwin_window_bind b;

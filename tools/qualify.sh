@@ -274,6 +274,13 @@ fi
 
 # the driver: the bus device's, or a software device on a netdev (rxe, siw)
 drv=$(basename "$(readlink -f "$sys/$dev/device/driver")" 2>/dev/null)
+# the device's transport, as mwin's log line names it (kmod/provider.c)
+transport() {
+	case $(f "$sys/$dev/node_type") in
+	4:*) echo iWARP ;;
+	*) [ "$(f "$p/link_layer")" = Ethernet ] && echo RoCE || echo InfiniBand ;;
+	esac
+}
 [ -e "$sys/$dev/device/driver" ] ||
 	drv="software, on $(cat "$sys/$dev/parent" 2>/dev/null) ($(awk '/^(rdma_rxe|siw) / { printf "%s", $1 }' /proc/modules) loaded)"
 dmesg | tail -n +"$((klog0 + 1))" | grep -E "mwin|$dev|rxe|siw|mlx5|infiniband|rdma|ib_" |
@@ -320,6 +327,7 @@ $(for n in "${notes[@]}"; do echo "| note | $n |"; done)
 | firmware | $(f "$sys/$dev/fw_ver") |
 | node GUID | $(f "$sys/$dev/node_guid") |
 | port state | $(f "$p/state"), $(f "$p/phys_state"), $(f "$p/rate") |
+| transport | $(transport) |
 | link layer | $(f "$p/link_layer") |
 | MTU | $(ibv_devinfo -d "$dev" -i "$ibport" 2>/dev/null | awk '/active_mtu/ { print $2; exit }') (netdev $(f "/sys/class/net/$netdev/mtu")) |
 | netdev | $netdev, $addr |

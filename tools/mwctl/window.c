@@ -411,6 +411,8 @@ bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
 			die("%s cannot map windows (no fast registration)", dev);
 		if (b->access & MWIN_ACCESS_ATOMIC)
 			die("%s has no atomics; drop 'a' from access", dev);
+		if (!(b->access & MWIN_ACCESS_READ))
+			die("%s cannot refuse a READ through a window it lets be written; add 'r' to access", dev);
 		die("%s cannot map this window: %s", dev, strerror(-err));
 	case -ENOSPC:
 		if (!mwin_info(mw->fd, &info, NULL, 0))

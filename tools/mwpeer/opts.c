@@ -28,7 +28,7 @@ static const char usage_text[] =
 	"  -t, --timeout TIMEOUT_MS  bound for connecting and each operation (default 10000)\n"
 	"  -b, --buffer BUF_BYTES    local buffer size, largest transfer (default 4 MiB)\n"
 	"  -r, --retry RETRY         transport retries, 1..7 (default 2; rxe: 7 = forever)\n"
-	"      --tenant NAME         connect as a peer of tenant NAME (wire version 3)\n"
+	"      --tenant NAME         connect as a peer of tenant NAME (wire version 4)\n"
 	"      --key FILE            the tenant's key: the file's bytes, 16 to 64 of them\n"
 	"  -h, --help                this help\n"
 	"  -V, --version             mwpeer's version and the wire versions it speaks\n"
