@@ -38,7 +38,8 @@
 static uint32_t no_qpn = 0x4200;
 
 #define HALF_OPEN_ONLY()						\
-	TEST_RXE_ONLY("a half-open client is the IB CM's: a connect with no QP, no RTU")
+	TEST_RXE_ONLY("a half-open client is the IB CM's: "		\
+		      "a connect with no QP, no RTU")
 
 struct half_open {
 	struct rdma_event_channel *ch;
