@@ -182,12 +182,16 @@ deps:
 	@bash $(VM)/deps.sh
 
 # mwin.ko and mwin-test.ko for every guest kernel: the first's in build/vm/,
-# the others' in build/vm/k/KVER/.
+# the others' in build/vm/k/KVER/. And siw.ko (soft-iWARP, which Debian's
+# kernels lack) for every one, the first included, in build/vm/k/KVER/.
 vm-modules: deps
 	bash $(VM)/build-modules.sh $(VM_KDIR) $(BUILD)/vm
 	@set -e; for k in $(VM_KVERS_MORE); do \
 		echo "mwin.ko for $$k"; \
 		bash $(VM)/build-modules.sh $(call VM_KVDIR,$$k) $(BUILD)/vm/k/$$k; \
+	done
+	@set -e; for k in $$(cat $(BUILD)/vm/kvers); do \
+		bash $(VM)/siw.sh $$k $(BUILD)/vm/k/$$k; \
 	done
 
 # The style gates and builds first, then the suite and the demo in the VM.

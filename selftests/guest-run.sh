@@ -62,7 +62,7 @@ for t in $tests; do
 	fi
 	# a failure's story is often in the kernel log: show what it said
 	if [ "$status" -ne 0 ]; then
-		dmesg | tail -n +"$((klog + 1))" | grep -E 'mwin|rxe|infiniband' |
+		dmesg | tail -n +"$((klog + 1))" | grep -E 'mwin|rxe|siw|infiniband' |
 			tail -n 40 | sed 's/^/# dmesg: /'
 	fi
 done

@@ -230,6 +230,7 @@ TEST_F(delays, device_removed_during_a_create)
 	pthread_t t;
 	pid_t child;
 
+	TEST_RXE_ONLY("adds an rxe device on a veth");
 	ASSERT_EQ(0, test_sh("ip link add mwd0 type veth peer name mwd1 && "
 			     "ip addr add 10.98.0.1/24 dev mwd0 && "
 			     "ip link set mwd0 up && ip link set mwd1 up && "

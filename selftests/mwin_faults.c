@@ -7,8 +7,8 @@
  * hammer them with RDMA WRITE, READ and fetch-and-add.
  *
  * Processes. librdmacm keeps a device open for the life of the process
- * that used it, and rxe cannot be deleted while a process holds it, so the
- * test process itself never uses verbs:
+ * that used it, and rxe (or siw) cannot be deleted while a process holds
+ * it, so the test process itself never uses verbs:
  *
  *  - peers: NPEERS child processes with one mwpeer each. They WRITE, READ
  *    and fetch-and-add through whatever grants they hold, now and then hand
@@ -46,7 +46,7 @@
  * finds in memory. At the end of each test the peers stop and the module's
  * counts of peers, windows, regions and region bytes must be back where
  * they were. The last test compares slab memory with the start and checks
- * that mwin is loaded and rxe0 is back and ACTIVE.
+ * that mwin is loaded and the RDMA device is back and ACTIVE.
  *
  * Every wait is bounded: a call, a process or a command that does not
  * finish in time fails the test, and the kernel stacks of what is stuck are
@@ -70,8 +70,9 @@
  * faults/faults.h: peer.c (the peer processes), ctl.c (the controller),
  * drive.c (the test's side of both: start, command, watch, stop), check.c
  * (the module against the peers, and the data) and sys.c (processes,
- * rxe0, the module, slab memory). This file keeps the fixture and the
- * tests.
+ * the RDMA device, the module, slab memory). The device is the tests'
+ * (test_dev_name(): rxe0, or siw0 with MWIN_PROVIDER=siw). This file
+ * keeps the fixture and the tests.
  */
 #define _GNU_SOURCE
 #define FAULTS_MAIN	/* the file that runs the harness */
@@ -338,11 +339,12 @@ TEST_F_TIMEOUT(faults, peer_disconnect_under_load, 300)
 }
 
 /*
- * rxe0 deleted at a random point of the load: the peers are disconnected
- * and their processes exit (letting go of the device), the calls in flight
- * return, every window is left unbound; rxe0 added back, a fresh peer
- * connects, the windows that lived through it are bound to it and it
- * reads and writes the right bytes through them and through a new one.
+ * The device (rxe0) deleted at a random point of the load: the peers
+ * are disconnected and their processes exit (letting go of the device),
+ * the calls in flight return, every window is left unbound; the device
+ * added back, a fresh peer connects, the windows that lived through it
+ * are bound to it and it reads and writes the right bytes through them
+ * and through a new one.
  */
 TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 {
@@ -350,6 +352,8 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 	struct mwin_window_bind b;
 	struct mwin_peer_info pi;
 	int i, r, status, nw, k;
+	const char *dev = test_dev_name();
+	char path[128];
 	int64_t t;
 
 	start_peers(_metadata, self);
@@ -362,14 +366,14 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 	r = bind_own(self, region, 0, NPEERS, own);
 	for (i = 0; i < NPEERS; i++)
 		STORE(self->sh->peer[i].exit_when_gone, 1);
-	log_inflight(_metadata, self, "rdma link delete rxe0");
+	log_inflight(_metadata, self, "rdma link delete");
 	TH_LOG("    (%d windows of the test's own just bound again)", r);
 	t = test_now_ms();
 	r = rdma_link_delete(_metadata, 60000);
-	TH_LOG("%.2fs: rdma link delete rxe0 returned %d after %lld ms",
-	       t_rel(self), r, (long long)(test_now_ms() - t));
+	TH_LOG("%.2fs: rdma link delete %s returned %d after %lld ms",
+	       t_rel(self), dev, r, (long long)(test_now_ms() - t));
 	ASSERT_EQ(0, r);
-	EXPECT_FALSE(exists("/sys/class/infiniband/rxe0"));
+	EXPECT_FALSE(exists(dev_path(path, sizeof(path), "")));
 	/* the device is gone only once every process let go of it */
 	for (i = 0; i < NPEERS; i++) {
 		struct peer_slot *s = &self->sh->peer[i];
@@ -397,7 +401,7 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 
 	/* no peer, no device, every window unbound, nothing fd-owned */
 	EXPECT_EQ(-ENOENT, mwin_peer_get(self->fd, 0, MWIN_GET_NEXT, &pi));
-	EXPECT_FALSE(mwin_has_dev(self->fd, "rxe0"));
+	EXPECT_FALSE(mwin_has_dev(self->fd, dev));
 	EXPECT_EQ(0, no_fd_owned(_metadata, self));
 	nw = list_windows(self);
 	for (k = 0; k < nw; k++) {
@@ -413,13 +417,13 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 	/* add it back */
 	t = test_now_ms();
 	ASSERT_EQ(0, rdma_link_add(_metadata, 30000));
-	for (i = 0; i < 200 && !rxe0_active(); i++)
+	for (i = 0; i < 200 && !dev_active(); i++)
 		usleep(50000);
-	ASSERT_TRUE(rxe0_active());
-	for (i = 0; i < 200 && !mwin_has_dev(self->fd, "rxe0"); i++)
+	ASSERT_TRUE(dev_active());
+	for (i = 0; i < 200 && !mwin_has_dev(self->fd, dev); i++)
 		usleep(10000);
-	EXPECT_TRUE(mwin_has_dev(self->fd, "rxe0"));
-	TH_LOG("%.2fs: rxe0 back and ACTIVE after %lld ms", t_rel(self),
+	EXPECT_TRUE(mwin_has_dev(self->fd, dev));
+	TH_LOG("%.2fs: %s back and ACTIVE after %lld ms", t_rel(self), dev,
 	       (long long)(test_now_ms() - t));
 
 	/* a fresh peer: the old windows (rebound) and a new one work */
@@ -430,7 +434,7 @@ TEST_F_TIMEOUT(faults, device_removal_under_load, 300)
 		      MWIN_ACCESS_READ | MWIN_ACCESS_WRITE, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	settle_and_check(_metadata, self, SMOKE, SMOKE + 1,
-			 CHECK_REBIND | CHECK_VERIFY, "after rxe0 came back");
+			 CHECK_REBIND | CHECK_VERIFY, "after the device came back");
 	stop_peers(_metadata, self, SMOKE, SMOKE + 1);
 	check_ends(_metadata, self, SMOKE, SMOKE + 1);
 	cleanup_and_count(_metadata, self);
@@ -575,7 +579,7 @@ TEST_F_TIMEOUT(faults, rmmod_under_load, 300)
 }
 
 /*
- * After all that: mwin loaded, rxe0 back and ACTIVE, no more objects than
+ * After all that: mwin loaded, the device back and ACTIVE, no more objects than
  * at the start, and slab memory about where it was.
  */
 TEST_F_TIMEOUT(faults, after_all_faults, 60)
@@ -583,14 +587,15 @@ TEST_F_TIMEOUT(faults, after_all_faults, 60)
 	const char *env = getenv("MWIN_FAULTS_SLAB_KB");
 	long tol = env ? atol(env) : 2048, slab, sunr, used, objs;
 	struct mwin_info info;
+	char path[128];
 	int i;
 
 	EXPECT_TRUE(exists("/sys/module/mwin"));
-	EXPECT_TRUE(exists("/sys/class/infiniband/rxe0"));
-	for (i = 0; i < 100 && !rxe0_active(); i++)
+	EXPECT_TRUE(exists(dev_path(path, sizeof(path), "")));
+	for (i = 0; i < 100 && !dev_active(); i++)
 		usleep(50000);
-	EXPECT_TRUE(rxe0_active());
-	EXPECT_TRUE(mwin_has_dev(self->fd, "rxe0"));
+	EXPECT_TRUE(dev_active());
+	EXPECT_TRUE(mwin_has_dev(self->fd, test_dev_name()));
 	ASSERT_EQ(0, mwin_info(self->fd, &info, NULL, 0));
 	EXPECT_EQ(0, info.nr_peers);
 	if (at_start.info_ok) {

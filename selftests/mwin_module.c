@@ -58,8 +58,23 @@ TEST(info)
 	EXPECT_LT(0, info.max_peers);
 	EXPECT_LT(0, info.max_region_bytes);
 
-	ASSERT_EQ(1, info_has_dev(fd, "rxe0", &dev));
+	ASSERT_EQ(1, info_has_dev(fd, test_dev_name(), &dev));
 	EXPECT_TRUE(dev.caps & MWIN_DEV_CAP_FAST_REG);
+	EXPECT_LT(0, dev.max_pages);
+	EXPECT_LT(0, dev.max_window_bytes);
+	close(fd);
+}
+
+/* What the module reports of rxe0: its fast-registration MRs, its atomics. */
+TEST(info_rxe)
+{
+	struct mwin_dev_info dev;
+	int fd;
+
+	TEST_RXE_ONLY("rxe's figures");
+	fd = mwin_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, info_has_dev(fd, test_dev_name(), &dev));
 	EXPECT_TRUE(dev.caps & MWIN_DEV_CAP_ATOMIC);
 	/* rxe advertises 512 pages per fast-registration MR, of any size */
 	EXPECT_EQ(512, dev.max_pages);
@@ -72,8 +87,10 @@ TEST(info)
 /* A device added and removed while the module is loaded is seen. */
 TEST(device_add_remove)
 {
-	int fd = mwin_open();
+	int fd;
 
+	TEST_RXE_ONLY("adds an rxe device");
+	fd = mwin_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, test_sh("ip link add mwm0 type veth peer name mwm1 && "
 			"ip link set mwm0 up && ip link set mwm1 up"));
@@ -81,7 +98,7 @@ TEST(device_add_remove)
 	EXPECT_EQ(1, info_has_dev(fd, "rxem0", NULL));
 	ASSERT_EQ(0, test_sh("rdma link delete rxem0"));
 	EXPECT_EQ(0, info_has_dev(fd, "rxem0", NULL));
-	EXPECT_EQ(1, info_has_dev(fd, "rxe0", NULL));
+	EXPECT_EQ(1, info_has_dev(fd, test_dev_name(), NULL));
 	test_sh("ip link delete mwm0");
 	close(fd);
 }
@@ -370,7 +387,9 @@ TEST(listen_and_devices)
 	ASSERT_EQ(0, test_load(ko, "anonymous=1 devices=mlx5_0"));
 	EXPECT_EQ(-ECONNREFUSED, try_connect(&reason));
 	EXPECT_EQ(MWIN_REJECT_DEVICE, reason);
-	ASSERT_EQ(0, test_load(ko, "anonymous=1 devices=mlx5_0,rxe0"));
+	snprintf(params, sizeof(params), "anonymous=1 devices=mlx5_0,%s",
+		 test_dev_name());
+	ASSERT_EQ(0, test_load(ko, params));
 	EXPECT_EQ(0, try_connect(&reason));
 	/* leave the module as the runner loaded it, for the next binaries */
 	ASSERT_EQ(0, test_load(ko, NULL));

@@ -18,7 +18,7 @@
 
 #include "mwctl_run.h"
 
-#define DEV		"rxe0"
+#define DEV		(test_dev_name())	/* rxe0, or siw0 */
 #define REGION_LEN	(1UL << 20)
 #define PAGE		4096UL
 

@@ -254,9 +254,16 @@ TEST_F(obs, qp_in_rdma_tool)
 	ASSERT_NE(NULL, line) TH_LOG("%s: %s", cmd, out);
 	/* iproute2 prints a kernel owner's name in brackets */
 	EXPECT_NE(NULL, strstr(line, " comm [mwin]")) TH_LOG("%s", line);
+	/*
+	 * siw gives the tool neither (siw_query_qp() fills no state, and
+	 * iWARP has no remote QP number): "rqpn 0 type RC state RESET"
+	 */
 	snprintf(want, sizeof(want), " rqpn %u ", mwpeer_qp_num(p));
-	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("%s", line);
-	EXPECT_NE(NULL, strstr(line, " type RC state RTS ")) TH_LOG("%s", line);
+	if (test_on_rxe()) {
+		EXPECT_NE(NULL, strstr(line, want)) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, " type RC state RTS "))
+			TH_LOG("%s", line);
+	}
 	free(line);
 	free(out);
 

@@ -81,6 +81,42 @@ static inline const char *test_host(void)
 }
 
 /*
+ * The RDMA device the tests run on, and its provider: what the VM set up
+ * (tools/testing/vm/guest-setup.sh exports MWIN_DEV and MWIN_PROVIDER),
+ * rxe0 of rxe when they are unset.
+ */
+static inline const char *test_dev_name(void)
+{
+	const char *d = getenv("MWIN_DEV");
+
+	return d && *d ? d : "rxe0";
+}
+
+static inline const char *test_provider(void)
+{
+	const char *p = getenv("MWIN_PROVIDER");
+
+	return p && *p ? p : "rxe";
+}
+
+static inline bool test_on_rxe(void)
+{
+	return !strcmp(test_provider(), "rxe");
+}
+
+/*
+ * Skip the test on any provider but rxe: what it checks is rxe's own (a
+ * quirk of rxe, or an rxe device it adds). First thing in a test, or in a
+ * fixture's setup and again in each of its tests (the harness of 6.1 runs
+ * a test whose setup skipped): a skip passes a test whatever failed before.
+ */
+#define TEST_RXE_ONLY(_why) do {					\
+	if (!test_on_rxe())						\
+		SKIP(return, "rxe only, the device is %s of %s: %s",	\
+		     test_dev_name(), test_provider(), _why);		\
+} while (0)
+
+/*
  * Connect a peer and wait until the module, too, sees it established, so
  * that its state no longer changes under a test.
  */

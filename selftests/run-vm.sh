@@ -14,11 +14,20 @@
 # again on every other guest kernel (build/vm/kvers: the newest Debian 12
 # kernel, 6.12) with the mwin.ko built for it. MWIN_CHECK_KERNELS=first
 # keeps to the first kernel; =KVER runs the suite on that kernel alone.
+#
+# Those runs are on rxe (soft-RoCE). After the suite of each kernel, a
+# part of it runs again on siw (soft-iWARP, MWIN_VM_PROVIDER=siw), in a
+# boot of its own, log build/vm/check-siw-KVER.log: the binaries
+# MWIN_SIW_TESTS names (base names in build/selftests/, or paths), or
+# MWIN_TESTS when that is set. MWIN_CHECK_PROVIDERS (default "rxe siw")
+# chooses the providers; the runs in boots of their own are rxe's.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
 mkdir -p "$top/build/vm"
 
+# MWIN_TESTS as the caller set it: then it names every provider's binaries
+user_tests=${MWIN_TESTS:-}
 full=0
 if [ -z "${MWIN_TESTS:-}" ]; then
 	full=1
@@ -28,12 +37,36 @@ if [ -z "${MWIN_TESTS:-}" ]; then
 	export MWIN_TESTS
 fi
 
+# The binaries of the siw runs: the connection tests of the core calls,
+# windows, tenants, leases and hostile peers, and the peer library's
+# suite (the C and Python examples in it).
+siw_tests=
+if [ -n "$user_tests" ]; then
+	siw_tests=$user_tests
+else
+	for t in ${MWIN_SIW_TESTS:-mwin_uapi mwin_window mwin_tenants mwin_leases \
+			mwin_hostile mwin_peerlib}; do
+		case $t in */*) ;; *) t=$top/build/selftests/$t ;; esac
+		siw_tests+="${siw_tests:+ }$t"
+	done
+fi
+
+# MWIN_CHECK_PROVIDERS: rxe, siw, or both (default)
+providers=${MWIN_CHECK_PROVIDERS:-rxe siw}
+for p in $providers; do
+	case $p in rxe|siw) ;; *)
+		echo "run-vm: unknown provider $p in MWIN_CHECK_PROVIDERS (rxe, siw)" >&2
+		exit 2 ;;
+	esac
+done
+on() { case " $providers " in *" $1 "*) return 0 ;; esac; return 1; }
+
 first=$(cat "$top/build/vm/kver")
 # MWIN_CHECK_KERNELS: all (default), first, or one KVER of build/vm/kvers
 only=${MWIN_CHECK_KERNELS:-all}
 summary=
 
-# the suite on one kernel: suite KVER LOG [VAR=VALUE...] (for vm-run)
+# the suite in one boot: suite NAME LOG [VAR=VALUE...] (for vm-run)
 suite() {
 	local k=$1 klog=$2 p f s r
 	shift 2
@@ -50,22 +83,33 @@ suite() {
 	[ "$r" -eq 0 ]
 }
 
-# the suite on kernel KVER, with the modules built for it
+# the suite on kernel KVER, with the modules built for it, on each provider
+# chosen: suite_on KVER [LOG]
 suite_on() {
-	local k=$1 d=$top/build/vm/k/$1
-	if [ "$k" = "$first" ]; then
-		suite "$k" "$log"
-	else
-		suite "$k" "${2:-$top/build/vm/check-$k.log}" \
-			MWIN_VM_KERNEL_DIR="$d" MWIN_KO="$d/mwin.ko" \
-			MWIN_TEST_KO="$d/mwin-test.ko"
+	local k=$1 d=$top/build/vm/k/$1 r=0
+	local vars=(MWIN_VM_KERNEL_DIR="$d" MWIN_KO="$d/mwin.ko"
+		    MWIN_TEST_KO="$d/mwin-test.ko")
+	[ "$k" != "$first" ] || vars=()
+	if on rxe; then
+		suite "$k" "${2:-$top/build/vm/check-$k.log}" "${vars[@]}" || r=1
 	fi
+	if on siw; then
+		if [ ! -f "$d/siw.ko" ]; then
+			echo "not ok - no siw.ko for $k: make vm-modules builds it"
+			fail=$((fail + 1))
+			summary="$summary# $k siw: not run, no $d/siw.ko"$'\n'
+			return 1
+		fi
+		suite "$k siw" "$top/build/vm/check-siw-$k.log" "${vars[@]}" \
+			MWIN_VM_PROVIDER=siw MWIN_TESTS="$siw_tests" || r=1
+	fi
+	return "$r"
 }
 
 pass=0 fail=0 skip=0
 rc=0
 case $only in
-all|first) suite_on "$first" || rc=1 ;;
+all|first) suite_on "$first" "$log" || rc=1 ;;
 *) grep -qxF "$only" "$top/build/vm/kvers" ||
 	{ echo "run-vm: no guest kernel $only (build/vm/kvers)" >&2; exit 2; }
    suite_on "$only" "$log" || rc=1 ;;
@@ -86,7 +130,8 @@ run_own() {
 	fi
 }
 
-if [ "$full" = 1 ]; then
+# the runs in boots of their own are rxe's
+if [ "$full" = 1 ] && on rxe; then
 	[ "${MWIN_CHECK_DEMO:-1}" = 1 ] && run_own demo bash "$top/tools/demo.sh"
 	run_own two-vm bash "$top/tools/testing/vm/two-vm.sh"
 	# region memory on its device's node, in a VM of two NUMA nodes

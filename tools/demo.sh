@@ -113,7 +113,9 @@ say "Load the module. It listens for RDMA CM peers on every RDMA device."
 step insmod build/vm/mwin.ko
 for _ in $(seq 50); do [ -e /dev/mwin ] && break; sleep 0.1; done
 step mwctl dev show
-grep -q '^dev rxe0 ' <<<"$OUT" || fail "mwctl dev show lists no rxe0"
+# the guest's RDMA device: rxe0, or siw0 (MWIN_VM_PROVIDER=siw)
+DEV=${MWIN_DEV:-rxe0}
+grep -q "^dev $DEV " <<<"$OUT" || fail "mwctl dev show lists no $DEV"
 
 say "Only the tenants the administrator names may connect: a stranger is refused."
 refused mwpeer -t 5000 "$HOST"
@@ -124,7 +126,7 @@ KEY=/tmp/acme.key
 head -c 32 /dev/urandom > "$KEY"
 step mwctl tenant create acme key "$KEY" allow "${HOST%.*}.0/24" max-conns 2
 
-say "A peer of that tenant connects (here from the same host, through rxe0)."
+say "A peer of that tenant connects (here from the same host, through $DEV)."
 echo "\$ coproc mwpeer --tenant acme --key $KEY $HOST"
 coproc PEER { exec mwpeer --tenant acme --key "$KEY" -t 5000 "$HOST" 2>&1; }
 # our own copies: bash forgets PEER once the coprocess exits

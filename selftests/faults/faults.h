@@ -8,7 +8,8 @@
  *  ctl.c    the controller process: threads of window and region calls
  *  drive.c  the test's side of both: start, command, watch, stop, report
  *  check.c  the module's objects against what the peers hold, and data
- *  sys.c    the world around: processes, rxe0, the module, slab memory
+ *  sys.c    the world around: processes, the RDMA device, the module,
+ *           slab memory
  */
 #ifndef _MWIN_FAULTS_H
 #define _MWIN_FAULTS_H
@@ -245,7 +246,8 @@ long slab_used_kb(void);
 long mwin_slab_objs(void);
 void drop_slab_caches(void);
 bool exists(const char *path);
-bool rxe0_active(void);
+const char *dev_path(char *buf, size_t size, const char *tail);
+bool dev_active(void);
 int rdma_link_delete(struct __test_metadata *_metadata, int ms);
 int rdma_link_add(struct __test_metadata *_metadata, int ms);
 int module_call(struct __test_metadata *_metadata, bool load, int ms);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The world around the module, for mwin_faults: child processes and
- * bounded waits for them (with the kernel stacks of what is stuck), rxe0
- * deleted and added back, the module unloaded and loaded by its system
- * calls, and slab memory, taken once when the binary starts.
+ * bounded waits for them (with the kernel stacks of what is stuck), the
+ * RDMA device (test_dev_name(): rxe0, or siw0) deleted and added back,
+ * the module unloaded and loaded by its system calls, and slab memory,
+ * taken once when the binary starts.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -96,17 +97,25 @@ int run_cmd(struct __test_metadata *_metadata, int ms, char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
 }
 
-/* -------------------------------------------------------------- rxe0 */
+/* ------------------------------------------------- the RDMA device */
 
 bool exists(const char *path)
 {
 	return !access(path, F_OK);
 }
 
-bool rxe0_active(void)
+/* /sys/class/infiniband/DEV@tail, of the tests' device */
+const char *dev_path(char *buf, size_t size, const char *tail)
 {
-	char buf[64] = "";
-	int fd = open("/sys/class/infiniband/rxe0/ports/1/state", O_RDONLY);
+	snprintf(buf, size, "/sys/class/infiniband/%s%s", test_dev_name(),
+		 tail);
+	return buf;
+}
+
+bool dev_active(void)
+{
+	char buf[64] = "", path[128];
+	int fd = open(dev_path(path, sizeof(path), "/ports/1/state"), O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
@@ -118,7 +127,9 @@ bool rxe0_active(void)
 
 int rdma_link_delete(struct __test_metadata *_metadata, int ms)
 {
-	char *const argv[] = { "rdma", "link", "delete", "rxe0", NULL };
+	char *const argv[] = {
+		"rdma", "link", "delete", (char *)test_dev_name(), NULL
+	};
 
 	return run_cmd(_metadata, ms, argv);
 }
@@ -126,8 +137,8 @@ int rdma_link_delete(struct __test_metadata *_metadata, int ms)
 int rdma_link_add(struct __test_metadata *_metadata, int ms)
 {
 	char *const argv[] = {
-		"rdma", "link", "add", "rxe0", "type", "rxe", "netdev", "eth0",
-		NULL
+		"rdma", "link", "add", (char *)test_dev_name(),
+		"type", (char *)test_provider(), "netdev", "eth0", NULL
 	};
 
 	return run_cmd(_metadata, ms, argv);
@@ -200,20 +211,21 @@ bool mwin_has_dev(int fd, const char *name)
 	return false;
 }
 
-/* The module loaded, rxe0 present: what the next binaries need. */
+/* The module loaded, the device present: what the next binaries need. */
 void restore_world(struct __test_metadata *_metadata)
 {
+	char path[128];
 	int i;
 
 	if (!exists("/sys/module/mwin")) {
 		TH_LOG("restoring: loading mwin again");
 		module_call(_metadata, true, 30000);
 	}
-	if (!exists("/sys/class/infiniband/rxe0")) {
-		TH_LOG("restoring: adding rxe0 again");
+	if (!exists(dev_path(path, sizeof(path), ""))) {
+		TH_LOG("restoring: adding %s again", test_dev_name());
 		rdma_link_add(_metadata, 30000);
 	}
-	for (i = 0; i < 100 && !rxe0_active(); i++)
+	for (i = 0; i < 100 && !dev_active(); i++)
 		usleep(50000);
 }
 

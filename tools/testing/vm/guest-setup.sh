@@ -1,9 +1,11 @@
 #!/bin/bash
 # guest-setup.sh RUNID: runs inside the QEMU guest (chrooted into the
 # overlay of the host root), started by the initramfs that vm-run builds.
-# Mounts the pseudo file systems and shares, sets up eth0 and rxe0, runs the
-# command stored in build/vm/out/.vm-run/RUNID/cmd with MWIN_VM=1, prints
-# the guest dmesg and an exit marker, then powers the guest off.
+# Mounts the pseudo file systems and shares, sets up eth0 and one RDMA
+# device on it (rxe0, or siw0 with mwin_vm.provider=siw), runs the command
+# stored in build/vm/out/.vm-run/RUNID/cmd with MWIN_VM=1, MWIN_PROVIDER
+# and MWIN_DEV, prints the guest dmesg and an exit marker, then powers the
+# guest off.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
@@ -14,11 +16,15 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 outdir=$repo/build/vm/out # vm-run's MWIN_VM_OUT: mwin_vm.out=
 addr=10.0.2.15/24 # QEMU user-mode netdev's guest address; never routed out
 name=mwin-vm
+provider=rxe
+siw_ko=
 for a in $(cat /proc/cmdline 2>/dev/null); do
 	case $a in
 	mwin_vm.out=*) outdir=${a#*=} ;;
 	mwin_vm.addr=*) addr=${a#*=} ;;	# MWIN_VM_ADDR
 	mwin_vm.name=*) name=${a#*=} ;;	# MWIN_VM_NAME
+	mwin_vm.provider=*) provider=${a#*=} ;;	# MWIN_VM_PROVIDER
+	mwin_vm.siw_ko=*) siw_ko=${a#*=} ;;	# MWIN_VM_SIW_KO
 	esac
 done
 rundir=$outdir/.vm-run/$runid
@@ -102,15 +108,58 @@ step "eth0 address" ip addr add "$addr" dev eth0
 step "eth0 up" ip link set eth0 up
 
 # ---------------------------------------------------------------- rdma
-step "modprobe rdma_rxe" modprobe rdma_rxe
-step "rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+# One RDMA device on eth0, of one provider: with two, RDMA CM's address
+# resolution could take either.
+siw_setup() {	# siw.ko of the running kernel, loaded
+	local kver ko deps
+	kver=$(uname -r)
+	ko=${siw_ko:-$repo/build/vm/k/$kver/siw.ko}
+	if [ -z "$siw_ko" ] && [ ! -f "$ko" ] && modinfo siw >/dev/null 2>&1; then
+		# a kernel of its own that has siw (Debian's have not)
+		step "modprobe siw" modprobe siw
+		return
+	fi
+	[ -f "$ko" ] ||
+		step "siw.ko of $kver: no $ko (make vm-modules builds it)" false ||
+		return
+	# insmod resolves nothing: what the module needs first (ib_core, libcrc32c)
+	deps=$(modinfo -F depends "$ko" | tr , ' ')
+	# shellcheck disable=SC2086 # module names, one word each
+	step "modprobe $deps" modprobe -a $deps libcrc32c &&
+		step "insmod $ko" insmod "$ko"
+}
+case $provider in
+rxe)
+	dev=rxe0
+	step "modprobe rdma_rxe" modprobe rdma_rxe &&
+		step "rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+	;;
+siw)
+	dev=siw0
+	siw_setup &&
+		step "siw0 on eth0" rdma link add siw0 type siw netdev eth0
+	# siw of 6.1 holds root, too, to RLIMIT_MEMLOCK (8 MiB) for the memory
+	# a process registers (siw_umem_get(); rxe, and 6.12's siw, pin through
+	# ib_umem_get(), which lets CAP_IPC_LOCK pass): a test's second peer
+	# (4 MiB of buffers each) would get ENOMEM from ibv_reg_mr(). The
+	# tests that need the limit set their own.
+	ulimit -l unlimited
+	;;
+*)
+	dev=
+	step "provider $provider (mwin_vm.provider=: rxe or siw)" false
+	;;
+esac
 step "modprobe ib_uverbs rdma_ucm" modprobe -a ib_uverbs rdma_ucm
 # wait (a bounded time) for the port to become ACTIVE
-for _ in $(seq 50); do
-	rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break
-	sleep 0.1
-done
-rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' || step "rxe0 ACTIVE" false
+if [ -n "$dev" ]; then
+	for _ in $(seq 50); do
+		rdma link show "$dev/1" 2>/dev/null | grep -q 'state ACTIVE' && break
+		sleep 0.1
+	done
+	rdma link show "$dev/1" 2>/dev/null | grep -q 'state ACTIVE' ||
+		step "$dev ACTIVE" false
+fi
 
 if [ -n "$failed" ]; then
 	say "setup failed ($failed); not running the command"
@@ -120,6 +169,9 @@ fi
 # ---------------------------------------------------------------- run
 cd "$repo" || finish 125
 export MWIN_VM=1
+# the command's RDMA device and its provider (the host's values, which
+# vm-run passes on, are not the guest's)
+export MWIN_PROVIDER=$provider MWIN_DEV=$dev
 read -r up _ < /proc/uptime
 say "ready after ${up}s of guest uptime; running: ${cmd[*]}"
 "${cmd[@]}" < /dev/null

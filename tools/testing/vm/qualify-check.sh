@@ -40,14 +40,14 @@ if [ "${1:-}" = --guest ]; then
 	check "no report written" [ ! -e "$out/refused.md" ]
 	rmmod mwin
 
-	ibv_rc_pingpong -d rxe0 -g 1 > /dev/null 2>&1 &
+	ibv_rc_pingpong -d "${MWIN_DEV:-rxe0}" -g 1 > /dev/null 2>&1 &
 	pp=$!
 	for _ in $(seq 100); do
 		rdma resource show qp | grep -q 'comm ibv_rc_pingpong' && break
 		sleep 0.1
 	done
 	tools/qualify.sh --module "$ko" -o "$out/refused.md" 2> "$out/refused.err"
-	check "refused with a live QP on rxe0 (status $?)" [ $? = 2 ]
+	check "refused with a live QP on ${MWIN_DEV:-rxe0} (status $?)" [ $? = 2 ]
 	check "the reason given" grep -q "live RDMA traffic" "$out/refused.err"
 	check "nothing loaded" [ ! -d /sys/module/mwin ]
 	kill "$pp"
@@ -82,6 +82,7 @@ done
 check "report: no failed case" bash -c "! grep -qE '^\| [a-z]+ \| [^|]* \| fail \|' '$r'"
 check "report: the conformance table" test "$(grep -cE '^\| [0-9]+ \| ' "$r")" -gt 20
 check "report: batch and data path figures" grep -q '^64 B  *READ' "$r"
-check "report: the device" grep -q '^| device | rxe0, port 1 |' "$r"
+# the guest's device: rxe0, or siw0 with MWIN_VM_PROVIDER=siw
+check "report: the device" grep -q "^| device | ${MWIN_VM_PROVIDER:-rxe}0, port 1 |" "$r"
 echo "qualify-check: $fails failed, $(( $(date +%s) - t0 )) s; report $r"
 [ "$fails" = 0 ]

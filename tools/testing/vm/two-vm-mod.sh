@@ -214,25 +214,27 @@ check "peer VM reconnects" peer_reconnect
 
 # ----------------------------------------------------- device removal
 check "grant to the new peer $P" grant_to "$P"
+# the RDMA device guest-setup.sh made: rxe0, or siw0 (MWIN_VM_PROVIDER=siw)
+dev=${MWIN_DEV:-rxe0}
 dev_gone() {
-	rdma link delete rxe0 || return 1
+	rdma link delete "$dev" || return 1
 	peer_event disconnected 60
 }
-check "rxe0 deleted in the module VM: the peer VM sees the disconnect" dev_gone
+check "$dev deleted in the module VM: the peer VM sees the disconnect" dev_gone
 check "device removal: the module dropped the peer" eval '! peer_present "$P"'
 check "device removal: window unbound" eval '[ "$(window_field "$W" state)" = unbound ]'
 check "device removal: the module lists no device" \
-	eval '! mw dev show | grep -q "\"name\":\"rxe0\""'
+	eval '! mw dev show | grep -q "\"name\":\"$dev\""'
 readd() {
 	local i
-	rdma link add rxe0 type rxe netdev eth0 || return 1
+	rdma link add "$dev" type "${MWIN_PROVIDER:-rxe}" netdev eth0 || return 1
 	for i in $(seq 100); do
-		rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && return 0
+		rdma link show "$dev/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
 		sleep 0.1
 	done
 	return 1
 }
-check "rxe0 added again" readd
+check "$dev added again" readd
 check "peer VM reconnects" peer_reconnect
 
 # -------------------------------------------- peer VM killed mid-transfer
