@@ -378,12 +378,13 @@ void peer_kick(struct mwin_peer *p)
 		.wr_cqe = &p->kick_cqe,
 		.opcode = IB_WR_LOCAL_INV,
 		.send_flags = IB_SEND_SIGNALED,
-		.ex.invalidate_rkey = p->kick_mr->rkey,
 	};
 
+	/* a peer on another device than rxe has no kick_mr */
 	if (!p->kick_mr || test_bit(MWIN_PEER_KILLED, &p->flags) ||
 	    atomic_dec_if_positive(&p->kicks_free) < 0)
 		return;
+	wr.ex.invalidate_rkey = p->kick_mr->rkey;
 	if (ib_post_send(p->reg_qp, &wr, NULL))
 		atomic_inc(&p->kicks_free);
 }
