@@ -12,8 +12,8 @@
  * MRs go with the old connections' teardown, never work through it. The
  * module re-grants the tenant's windows with new MRs there (new rkeys).
  *
- * A peer of a tenant with a key joins before it has proved the key, so
- * its QP grants no remote access until then (peer.c, peer_qp_to()).
+ * A peer of a tenant with a key joins only once it has proved the key in
+ * its connect request (proof.c): an unproved one has no QP in the PD.
  */
 #include <linux/slab.h>
 
