@@ -111,7 +111,8 @@ out:
  *
  * rxe performs the invalidation without checking that the MR belongs to the
  * sender's PD; siw kills the live rkey of the MR whatever key byte @rkey
- * has (mwin_dev_inv_kills()): the window is hit as if by that rkey. An
+ * has (mwin_dev_inv_kills()): the window is hit as if by that rkey, and a
+ * sender that named an older one is told of the live one's end. An
  * rkey that is not the sender's own is an attack: the sender is
  * disconnected, the window it hit is marked invalidated, its
  * grantees are told, and then granted the window again with a new rkey
@@ -125,7 +126,7 @@ out:
 void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 {
 	struct mwin_window *w = window_find_rkey(p->dev, rkey);
-	bool hit = false, own = false;
+	bool hit = false, own = false, knows;
 	u32 wid = 0;
 
 	if (w) {
@@ -134,6 +135,8 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 		own = window_granted_to(w, p);
 		hit = w->state == MWIN_WINDOW_BOUND &&
 		      mwin_dev_inv_kills(p->dev, w->rkey, rkey);
+		/* a stale key that killed the live one: tell its sender */
+		knows = own && rkey == w->rkey;
 		if (hit)
 			rkey = w->rkey;
 		if (hit && !own)
@@ -146,7 +149,7 @@ void window_remote_invalidate(struct mwin_peer *p, u32 rkey)
 				peer_note_revoked(p, rkey);
 			window_tell_revoke(w, rkey, own ?
 					   MWIN_REVOKE_HANDED_BACK :
-					   MWIN_REVOKE_REMOTE, own ? p : NULL);
+					   MWIN_REVOKE_REMOTE, knows ? p : NULL);
 		}
 		if (hit && own)
 			window_handed_back(w);

@@ -499,8 +499,18 @@ TEST_F(win, stale_hand_back_leaves_no_dead_rkey_shown_bound)
 			  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 	}
 	if (test_iwarp(self->a)) {
-		/* killed by the index: shown invalidated, its peer kept */
+		struct mwpeer_msg m;
+
+		/*
+		 * killed by the index: shown invalidated, its peer kept and
+		 * told of the live rkey's end (it named the old one)
+		 */
 		EXPECT_EQ(MWIN_WINDOW_INVALIDATED, state);
+		do {
+			ASSERT_EQ(0, test_next_about(self->a, MWIN_WIRE_REVOKE,
+						     b.id, &m));
+		} while (m.rkey != b.rkey);
+		EXPECT_EQ(MWIN_REVOKE_HANDED_BACK, m.access);
 		EXPECT_ACCESS_REFUSED(self->a,
 				      mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 	}

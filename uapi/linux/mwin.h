@@ -1354,7 +1354,9 @@ enum mwin_wire_type {
  *	the peer was cut off. The connection the operation failed on is dead
  *	by then and is not told; a tenant's other connections are
  * @MWIN_REVOKE_HANDED_BACK: another connection of the same tenant handed
- *	this rkey back (Send-with-Invalidate); it stays connected
+ *	this rkey back (Send-with-Invalidate); it stays connected. Or this
+ *	connection handed back an older rkey of the window on a device that
+ *	invalidates by MR index (siw), which killed this one
  * @MWIN_REVOKE_EXPIRED: the grant's lease ran out (a one-shot window is
  *	destroyed with it)
  */
