@@ -553,7 +553,8 @@ static inline bool test_iwarp(const struct mwpeer *p)
  * The status of a request that the rkey check must refuse, as RoCE gives
  * it: IBV_WC_REM_ACCESS_ERR. iWARP answers such a request with a TERMINATE
  * that ends the connection: a READ or an atomic completes in error or
- * flushed, a WRITE (done once handed to TCP) succeeds locally and the
+ * flushed (or, posted after the TERMINATE, fails as a local QP operation
+ * error), a WRITE (done once handed to TCP) succeeds locally and the
  * connection goes. Either is taken for IBV_WC_REM_ACCESS_ERR there; a
  * request that succeeded on a connection that stays keeps its status.
  */
@@ -562,7 +563,8 @@ static inline int test_refused_status(struct mwpeer *p, int status)
 	if (!test_iwarp(p))
 		return status;
 	if (status == IBV_WC_WR_FLUSH_ERR || status == IBV_WC_REM_OP_ERR ||
-	    status == IBV_WC_REM_INV_REQ_ERR || status < 0)
+	    status == IBV_WC_REM_INV_REQ_ERR ||
+	    status == IBV_WC_LOC_QP_OP_ERR || status < 0)
 		return IBV_WC_REM_ACCESS_ERR;
 	if (status == IBV_WC_SUCCESS && !test_wait_disconnected(p))
 		return IBV_WC_REM_ACCESS_ERR;

@@ -38,6 +38,9 @@ struct side {
 	/* rdma-core */
 	struct mwcore_srv *srv;
 	char err[256];
+	/* the device's: its remote atomics; iWARP refuses differently */
+	bool atomics;
+	bool iwarp;
 };
 
 struct win {
@@ -80,9 +83,19 @@ void rp(struct res *r, const char *fmt, ...);
 		(r)->verdict = V_DIFF;					\
 } while (0)
 
-/* Give up on a case whose preparation failed. */
+/*
+ * Give up on a case whose preparation failed. mwin refusing a window with
+ * EOPNOTSUPP is its documented answer to rights the device cannot enforce
+ * (atomics where it has none, write without read on siw): the case ends
+ * there, as mwin documents.
+ */
 #define SETUP(r, s, expr) do {						\
 	int _e = (expr);						\
+	if (_e == -EOPNOTSUPP && (s)->kind == SIDE_MWIN) {		\
+		rp(r, "window refused: -EOPNOTSUPP, rights the device cannot enforce"); \
+		(r)->verdict = V_DOC;					\
+		return;							\
+	}								\
 	if (_e) {							\
 		rp(r, "setup failed: %s = %s %s", #expr, rname(_e),	\
 		   (s)->err);						\
@@ -90,6 +103,18 @@ void rp(struct res *r, const char *fmt, ...);
 		return;							\
 	}								\
 } while (0)
+
+/*
+ * The rights of @s's device but @no: a window without one right, with
+ * every other the device can grant.
+ */
+static inline uint32_t all_but(const struct side *s, uint32_t no)
+{
+	uint32_t all = MWIN_ACCESS_READ | MWIN_ACCESS_WRITE |
+		       (s->atomics ? MWIN_ACCESS_ATOMIC : 0);
+
+	return all & ~no;
+}
 
 /* Names for the text of a result. */
 const char *errname(int e);
@@ -118,7 +143,13 @@ int win_rebind(struct side *s, struct win *w, int i, uint64_t off,
 int win_invalidate(struct side *s, struct win *w);
 int win_destroy(struct side *s, struct win *w);
 
-/* Observations: accesses that must fail or work, each judged in @r. */
+/*
+ * Observations: accesses that must fail or work, each judged in @r. An
+ * access the rkey check refuses fails as its transport fails it: on RoCE
+ * with Remote Access Error, the requester's QP in error; on iWARP with a
+ * TERMINATE that ends the connection, where a READ completes in error and
+ * a WRITE, done once TCP has it, completes OK (test_refused_status()).
+ */
 void after_fail(struct side *s, struct res *r, int i, uint32_t pid,
 		const struct win *w);
 void must_fail_write(struct side *s, struct res *r, int i,
@@ -127,6 +158,9 @@ void must_fail_write(struct side *s, struct res *r, int i,
 void must_fail_read(struct side *s, struct res *r, int i,
 		    const struct win *w, uint32_t rkey, uint64_t off,
 		    size_t len);
+/* A WRITE, and whether its bytes are in place when it returns. */
+int write_landed(struct side *s, int i, uint32_t rkey, uint64_t off,
+		 const char *data, size_t len, bool *landed);
 bool write_ok(struct side *s, struct res *r, int i, uint32_t rkey,
 	      uint64_t off, const char *data, size_t len);
 bool read_ok(struct side *s, struct res *r, int i, uint32_t rkey,
