@@ -92,10 +92,14 @@ else
 	[ "$kv" = "$(uname -r)" ] || refuse "$module is for kernel '${kv:-?}', this is $(uname -r) (make KDIR=...)"
 fi
 
-# Live RDMA traffic: QPs on DEV other than its own QP0 and QP1. And mwin
-# could not listen on a port another RDMA CM listener holds.
+# Live RDMA traffic: QPs on DEV other than its own QP0 and QP1 (iWARP
+# has neither: every QP counts there). And mwin could not listen on a
+# port another RDMA CM listener holds.
 if rdma resource show qp > /dev/null 2>&1; then
-	qps=$(rdma resource show qp | awk -v d="$dev/" 'index($2, d) == 1 && $3 == "lqpn" && $4 > 1')
+	own=1
+	case $(cat "$sys/$dev/node_type" 2>/dev/null) in 4:*) own=-1 ;; esac
+	qps=$(rdma resource show qp | awk -v d="$dev/" -v own="$own" \
+		'index($2, d) == 1 && $3 == "lqpn" && $4 > own')
 	if [ -n "$qps" ]; then
 		[ "$force" = 1 ] || refuse "$dev carries live RDMA traffic (-f to run anyway):"$'\n'"$(head -n 10 <<<"$qps")"
 		notes+=("forced (-f) past $(wc -l <<<"$qps") live QP(s) on $dev")
@@ -282,7 +286,7 @@ transport() {
 	esac
 }
 [ -e "$sys/$dev/device/driver" ] ||
-	drv="software, on $(cat "$sys/$dev/parent" 2>/dev/null) ($(awk '/^(rdma_rxe|siw) / { printf "%s", $1 }' /proc/modules) loaded)"
+	drv="software, on ${netdev:-$(cat "$sys/$dev/parent" 2>/dev/null)} ($(awk '/^(rdma_rxe|siw) / { printf "%s", $1 }' /proc/modules) loaded)"
 dmesg | tail -n +"$((klog0 + 1))" | grep -E "mwin|$dev|rxe|siw|mlx5|infiniband|rdma|ib_" |
 	tail -n 200 > "$logs/dmesg.txt"
 

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -154,6 +155,26 @@ static void dp_measure(struct dp_target *tg, int ntg)
 	}
 }
 
+/* The data path's window: 2 MiB, or the most opt.dev maps (1 MiB on siw). */
+static uint64_t data_window_len(void)
+{
+	struct mwin_dev_info devs[8];
+	struct mwin_info info;
+	uint64_t len = 2 * MiB;
+	uint32_t i;
+
+	if (mwin_info(mfd, &info, devs, 8))
+		return len;
+	for (i = 0; i < info.nr_devs && i < 8; i++)
+		if (!strcmp(devs[i].name, opt.dev) &&
+		    devs[i].max_window_bytes < len)
+			len = devs[i].max_window_bytes;
+	if (len < dp_sizes[NR_DP - 1])
+		die("%s maps at most %" PRIu64 " bytes per window, the data path needs %zu",
+		    opt.dev, len, dp_sizes[NR_DP - 1]);
+	return len;
+}
+
 void bench_data(void)
 {
 	struct mwin_window_bind b;
@@ -187,9 +208,9 @@ void bench_data(void)
 	p = peer_connect();
 	if (!p)
 		die("no peer");
-	ret = win_create(region, p->peer_id, 0, 2 * MiB, RW, &b);
+	ret = win_create(region, p->peer_id, 0, data_window_len(), RW, &b);
 	if (ret)
-		die("WINDOW_CREATE 2 MiB: %s", strerror(-ret));
+		die("WINDOW_CREATE for the data path: %s", strerror(-ret));
 	if (loop_open(&lp, 2 * MiB, 2 * MiB))
 		die("no loopback connection");
 	/* a plain MR of its own, of the window's size */

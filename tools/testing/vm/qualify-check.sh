@@ -2,23 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check's run of tools/qualify.sh, so that it does not rot: one boot
-# of the test VM (rxe0 on eth0, 10.0.2.15), in which (--guest)
+# of the test VM (rxe0 on eth0, 10.0.2.15; siw0 with MWIN_VM_PROVIDER=siw,
+# whose report must name iWARP), in which (--guest)
 #  1. with mwin loaded (max_windows=4321), qualify.sh without -f must exit
 #     2, write no report and leave the module loaded with its parameters;
-#  2. with a live QP on rxe0 (ibv_rc_pingpong waiting for its partner),
+#  2. with a live QP on the device (ibv_rc_pingpong waiting for its partner),
 #     the same, and load nothing;
 #  3. qualify.sh --quick --module build/vm/mwin.ko must exit 0 and unload
 #     what it loaded.
 # Then the host checks the report of 3 (qualify/qualify.md in build/vm/out
 # or $MWIN_VM_OUT): every section, every case passed, the conformance
-# table filled in. Console: build/vm/qualify.log. MWIN_QUALIFY_TIMEOUT
+# table filled in. Console: build/vm/qualify.log (qualify-siw.log, and
+# qualify-siw/ for the report, on siw). MWIN_QUALIFY_TIMEOUT
 # bounds the boot (default 480 s); 2 to 2.5 minutes on 2 cores, about 4.5
 # with two other VMs running.
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$top" || exit 1
-# the guest writes only to vm-run's shared directory; --guest is told it
-out=${2:-${MWIN_VM_OUT:-build/vm/out}}/qualify
+# the guest writes only to vm-run's shared directory; --guest is told it.
+# On siw (MWIN_VM_PROVIDER=siw; the guest's MWIN_PROVIDER) the report and
+# console log are qualify-siw's.
+name=qualify
+[ "${MWIN_VM_PROVIDER:-${MWIN_PROVIDER:-rxe}}" = rxe ] || name=qualify-siw
+out=${2:-${MWIN_VM_OUT:-build/vm/out}}/$name
 ko=build/vm/mwin.ko
 fails=0
 
@@ -40,7 +46,10 @@ if [ "${1:-}" = --guest ]; then
 	check "no report written" [ ! -e "$out/refused.md" ]
 	rmmod mwin
 
-	ibv_rc_pingpong -d "${MWIN_DEV:-rxe0}" -g 1 > /dev/null 2>&1 &
+	# rxe's IPv4 GID is index 1; siw has one GID, index 0
+	gid=1
+	[ "${MWIN_PROVIDER:-rxe}" = rxe ] || gid=0
+	ibv_rc_pingpong -d "${MWIN_DEV:-rxe0}" -g "$gid" > /dev/null 2>&1 &
 	pp=$!
 	for _ in $(seq 100); do
 		rdma resource show qp | grep -q 'comm ibv_rc_pingpong' && break
@@ -64,9 +73,9 @@ t0=$(date +%s)
 make -s -C "$top" "$top/build/tools/mwbench" || exit 1
 rm -rf "$out"
 mkdir -p "$out"
-log=build/vm/qualify.log
-MWIN_VM_NAME=qualify tools/testing/vm/vm-run --timeout "${MWIN_QUALIFY_TIMEOUT:-480}" \
-	--log "$log" -- tools/testing/vm/qualify-check.sh --guest "${out%/qualify}" > /dev/null 2>&1
+log=build/vm/$name.log
+MWIN_VM_NAME=$name tools/testing/vm/vm-run --timeout "${MWIN_QUALIFY_TIMEOUT:-480}" \
+	--log "$log" -- tools/testing/vm/qualify-check.sh --guest "${out%/"$name"}" > /dev/null 2>&1
 rc=$?
 tr -d '\r' < "$log" | grep -E '^(not )?ok - |^qualify: '
 check "the VM run (status $rc, see $log)" [ "$rc" = 0 ]
@@ -84,5 +93,8 @@ check "report: the conformance table" test "$(grep -cE '^\| [0-9]+ \| ' "$r")" -
 check "report: batch and data path figures" grep -q '^64 B  *READ' "$r"
 # the guest's device: rxe0, or siw0 with MWIN_VM_PROVIDER=siw
 check "report: the device" grep -q "^| device | ${MWIN_VM_PROVIDER:-rxe}0, port 1 |" "$r"
+transport=RoCE
+[ "${MWIN_VM_PROVIDER:-rxe}" = rxe ] || transport=iWARP
+check "report: the transport, $transport" grep -qxF "| transport | $transport |" "$r"
 echo "qualify-check: $fails failed, $(( $(date +%s) - t0 )) s; report $r"
 [ "$fails" = 0 ]
