@@ -24,10 +24,15 @@
 # and conformance.md is the first kernel's followed by the rows where each
 # other kernel's differs.
 #
+# Then the same binary on siw (soft-iWARP), in a boot of its own, whose
+# mwin results are the table's siw column (rdma-core's side is not run
+# there: siw has no memory windows).
+#
 # Environment: MWIN_CONF_LOG (console log of the main run, default
 # build/vm/conformance.log, to which -KVER is added; crash boots log to
 # ...-KVER-crash-MODE.log beside it), MWIN_CONF_CRASH=0 skips the crash
-# boots, MWIN_CONF_TIMEOUT (s, per boot, default 900 for the main run).
+# boots, MWIN_CONF_TIMEOUT (s, per boot, default 900 for the main run),
+# MWIN_CONF_SIW (below).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -58,21 +63,39 @@ fi
 table() {
 	local k=$1 klog=$logbase-$1.log kdir='' main_rc main_secs start
 	local mode clog rc secs bug fn rip panic result text md tmp n id line
-	local f_n f_case f_exp f_mwin f_core f_note diffs=0
+	local f_n f_case f_exp f_mwin f_core f_siw f_note diffs=0
 	local -A crash_res id_of
 	[ "$k" = "$first" ] || kdir=$top/build/vm/k/$k
 
-	# ---- 2. the main table: on rxe alone (the rdma-core side is rxe's)
+	# ---- 2. the main table: on rxe (the rdma-core side is rxe's), then
+	# the mwin side again on siw, in a boot of its own, for its column
 	start=$(date +%s)
 	MWIN_CHECK_LOG=$klog MWIN_CHECK_TIMEOUT=${MWIN_CONF_TIMEOUT:-900} \
 		MWIN_TESTS=$bin MWIN_CHECK_KERNELS=$k MWIN_CHECK_PROVIDERS=rxe \
 		bash selftests/run-vm.sh
 	main_rc=$?
 	main_secs=$(( $(date +%s) - start ))
+	siwlog='' siw_note=''
+	if [ "$siw" = from-check ]; then
+		# make check's siw run of the suite on this kernel ran them
+		siwlog=build/vm/check-siw-$k.log
+		siw_note="; siw: from make check's siw run, log $siwlog"
+		grep -aq '^# conf: ' "$siwlog" 2>/dev/null ||
+			{ echo "not ok - no conformance cases in $siwlog"; main_rc=1; }
+	elif [ "$siw" = 1 ]; then
+		siwlog=$logbase-$k-siw.log
+		start=$(date +%s)
+		MWIN_CHECK_SIW_LOG=$siwlog MWIN_CHECK_TIMEOUT=${MWIN_CONF_TIMEOUT:-900} \
+			MWIN_TESTS=$bin MWIN_CHECK_KERNELS=$k MWIN_CHECK_PROVIDERS=siw \
+			bash selftests/run-vm.sh
+		siw_rc=$?
+		siw_note="; siw run: $(( $(date +%s) - start )) s, status $siw_rc, log $siwlog"
+		[ "$siw_rc" = 0 ] || main_rc=$siw_rc
+	fi
 	md=$out/conformance-$k.md
 	rm -f "$md" "$out/conformance-$k.csv"
-	awk -v md="$md" -v csv="$out/conformance-$k.csv" \
-		-f selftests/conformance/table.awk "$klog"
+	awk -v md="$md" -v csv="$out/conformance-$k.csv" -v siw="$siwlog" \
+		-f selftests/conformance/table.awk "$klog" ${siwlog:+"$siwlog"}
 
 	# ---- 3. one boot per crash case
 	if [ "${MWIN_CONF_CRASH:-1}" != 0 ]; then
@@ -117,12 +140,18 @@ table() {
 		if [[ $line =~ ^\|\ ([0-9]+)\ \|\ (.*)$ ]]; then
 			n=${BASH_REMATCH[1]}
 			id=${id_of[$n]:-}
-			IFS='|' read -r _ f_n f_case f_exp f_mwin f_core f_note _ <<<"$line"
+			f_siw=''
+			if [ -n "$siwlog" ]; then
+				IFS='|' read -r _ f_n f_case f_exp f_mwin f_core f_siw f_note _ <<<"$line"
+			else
+				IFS='|' read -r _ f_n f_case f_exp f_mwin f_core f_note _ <<<"$line"
+			fi
 			if [ -n "$id" ] && [ -n "${crash_res[$id]:-}" ]; then
 				f_core=" ${crash_res[$id]} "
 			fi
 			case $f_mwin in " ! "*|" ? "*) diffs=$((diffs + 1)) ;; esac
-			line="|$f_n|$f_case|$f_exp|$f_mwin|$f_core|$f_note|"
+			case $f_siw in " ! "*|" ? "*) diffs=$((diffs + 1)) ;; esac
+			line="|$f_n|$f_case|$f_exp|$f_mwin|$f_core|${siwlog:+$f_siw|}$f_note|"
 		fi
 		echo "$line"
 	done < "$md" > "$tmp"
@@ -131,7 +160,7 @@ table() {
 
 	echo
 	echo "# mwin window semantics vs. IB memory windows (rxe, $(uname -m), $k)"
-	echo "# main run: ${main_secs} s, status $main_rc; log $klog"
+	echo "# main run: ${main_secs} s, status $main_rc; log $klog$siw_note"
 	cat "$md"
 	echo
 	if [ "$main_rc" -ne 0 ] || [ "$diffs" -ne 0 ]; then
@@ -147,18 +176,27 @@ table() {
 kernel_diffs() {
 	# shellcheck disable=SC2016 # awk's fields, not the shell's
 	local norm='$2 ~ /^ [0-9]+ $/ {
-		for (i = 5; i <= 6; i++) {
+		for (i = 5; i <= 7; i++) {
 			gsub(/ \([0-9.]+ s\)|, [0-9]+ s\)/, ")", $i)
 			gsub(/key bytes: [0-9a-f ]+/, "key bytes: ... ", $i)
+			# mwin draws its key bytes at random: so is this count
+			if (i != 6)
+				gsub(/\([0-9] of 8 = previous \+ 1\)/, "(random)", $i)
 			gsub(/address: [0-9a-fx]+|\+0x[0-9a-f]+\/0x[0-9a-f]+/, "", $i)
 		}
-		print $2 "|" $3 "|" $5 "|" $6 }'
+		print $2 "|" $3 "|" $5 "|" $6 "|" $7 }'
+	# (without the siw column, $7 is the note: the same on both)
 	join -t'|' -j1 <(awk -F'|' "$norm" "$1" | sort) \
-		<(awk -F'|' "$norm" "$2" | cut -d'|' -f1,3,4 | sort) |
-		awk -F'|' '$3 != $5 { print "|" $1 "|" $2 "| mwin |" $3 "|" $5 "|" }
-			   $4 != $6 { print "|" $1 "|" $2 "| rdma-core |" $4 "|" $6 "|" }' |
+		<(awk -F'|' "$norm" "$2" | cut -d'|' -f1,3,4,5 | sort) |
+		awk -F'|' '$3 != $6 { print "|" $1 "|" $2 "| mwin |" $3 "|" $6 "|" }
+			   $4 != $7 { print "|" $1 "|" $2 "| rdma-core |" $4 "|" $7 "|" }
+			   $5 != $8 { print "|" $1 "|" $2 "| mwin (siw) |" $5 "|" $8 "|" }' |
 		sort -t'|' -k2,2n
 }
+
+# the siw column: its own boot per kernel; MWIN_CONF_SIW=0 leaves it out,
+# =from-check takes it from make check's siw runs (run-vm.sh)
+siw=${MWIN_CONF_SIW:-1}
 
 # crash mode -> case id in the table
 declare -A crash_case=([local]=inv_twice [remote]=sinv_twice)

@@ -7,20 +7,22 @@
 # kernel logged a WARNING, BUG, Oops, lockdep or KASAN report.
 #
 # Without MWIN_TESTS (which names the binaries to run) this is the whole of
-# `make check`: the suite, then the runs that need boots of their own (the
-# demo, the module and its peer in two VMs, the conformance table with its
-# crash cases, make qualify), one result each, on the first guest kernel
-# (build/vm/kver; the conformance table on every one). Then the suite runs
+# `make check`: the suite on the first guest kernel (build/vm/kver), then
 # again on every other guest kernel (build/vm/kvers: the newest Debian 12
-# kernel, 6.12) with the mwin.ko built for it. MWIN_CHECK_KERNELS=first
-# keeps to the first kernel; =KVER runs the suite on that kernel alone.
+# kernel, 6.12) with the mwin.ko built for it; then the runs that need
+# boots of their own (the demo, the module and its peer in two VMs, the
+# conformance table with its crash cases, make qualify on rxe and on siw),
+# one result each, on the first kernel (the conformance table on every
+# one). MWIN_CHECK_KERNELS=first keeps to the first kernel; =KVER runs the
+# suite on that kernel alone.
 #
 # Those runs are on rxe (soft-RoCE). After the suite of each kernel, a
 # part of it runs again on siw (soft-iWARP, MWIN_VM_PROVIDER=siw), in a
 # boot of its own, log build/vm/check-siw-KVER.log: the binaries
 # MWIN_SIW_TESTS names (base names in build/selftests/, or paths), or
-# MWIN_TESTS when that is set. MWIN_CHECK_PROVIDERS (default "rxe siw")
-# chooses the providers; the runs in boots of their own are rxe's.
+# MWIN_TESTS when that is set (MWIN_CHECK_SIW_LOG: another log, for one
+# kernel). MWIN_CHECK_PROVIDERS (default "rxe siw") chooses the
+# providers; the runs in boots of their own are rxe's.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
@@ -39,13 +41,16 @@ fi
 
 # The binaries of the siw runs: the connection tests of the core calls,
 # windows, tenants, leases and hostile peers, and the peer library's
-# suite (the C and Python examples in it).
+# suite (the C and Python examples in it); in make check also the
+# conformance cases, whose output is the siw column of the conformance
+# table (conformance.sh reads it from this run's log: no boot of its own).
 siw_tests=
 if [ -n "$user_tests" ]; then
 	siw_tests=$user_tests
 else
 	for t in ${MWIN_SIW_TESTS:-mwin_uapi mwin_window mwin_tenants mwin_leases \
-			mwin_hostile mwin_peerlib}; do
+			mwin_hostile mwin_peerlib} \
+		 $([ "$full" = 1 ] && echo mwin_conformance); do
 		case $t in */*) ;; *) t=$top/build/selftests/$t ;; esac
 		siw_tests+="${siw_tests:+ }$t"
 	done
@@ -110,7 +115,7 @@ suite_on() {
 			summary="$summary# $k siw: not run, no $d/siw.ko"$'\n'
 			return 1
 		fi
-		suite "$k siw" "$top/build/vm/check-siw-$k.log" "${vars[@]}" \
+		suite "$k siw" "${MWIN_CHECK_SIW_LOG:-$top/build/vm/check-siw-$k.log}" "${vars[@]}" \
 			MWIN_VM_PROVIDER=siw MWIN_TESTS="$siw_tests" || r=1
 	fi
 	return "$r"
@@ -124,6 +129,12 @@ all|first) suite_on "$first" "$log" || rc=1 ;;
 	{ echo "run-vm: no guest kernel $only (build/vm/kvers)" >&2; exit 2; }
    suite_on "$only" "$log" || rc=1 ;;
 esac
+
+if [ "$only" = all ]; then
+	for k in $(grep -vxF "$first" "$top/build/vm/kvers" 2>/dev/null); do
+		suite_on "$k" || rc=1
+	done
+fi
 
 # Runs in boots of their own, one result each: run_own NAME COMMAND...
 run_own() {
@@ -140,7 +151,8 @@ run_own() {
 	fi
 }
 
-# the runs in boots of their own are rxe's
+# the runs in boots of their own are rxe's, but qualify's, which runs on
+# siw too, and the conformance table's siw column, from the siw runs above
 if [ "$full" = 1 ] && on rxe; then
 	[ "${MWIN_CHECK_DEMO:-1}" = 1 ] && run_own demo bash "$top/tools/demo.sh"
 	run_own two-vm bash "$top/tools/testing/vm/two-vm.sh"
@@ -149,17 +161,22 @@ if [ "$full" = 1 ] && on rxe; then
 		MWIN_TESTS="$top/build/selftests/mwin_numa" \
 		"$top/tools/testing/vm/vm-run" --timeout 600 \
 		--log "$top/build/vm/numa.log" -- "$top/selftests/guest-run.sh"
-	run_own conformance env -u MWIN_TESTS bash "$top/selftests/conformance.sh"
+	# its siw column from the siw runs of the suite above, when they ran
+	conf_siw=0
+	if on siw; then
+		case $only in all|first) conf_siw=from-check ;; *) conf_siw=1 ;; esac
+	fi
+	run_own conformance env -u MWIN_TESTS MWIN_CONF_SIW=$conf_siw \
+		bash "$top/selftests/conformance.sh"
 	# the table, as make conformance prints it
 	sed -n '/^# mwin window semantics/,$p' "$top/build/vm/make-conformance.log"
 	run_own qualify env -u MWIN_TESTS bash "$top/tools/testing/vm/qualify-check.sh"
 fi
-
-if [ "$only" = all ]; then
-	for k in $(grep -vxF "$first" "$top/build/vm/kvers" 2>/dev/null); do
-		suite_on "$k" || rc=1
-	done
+if [ "$full" = 1 ] && on siw; then
+	run_own qualify-siw env -u MWIN_TESTS MWIN_VM_PROVIDER=siw \
+		bash "$top/tools/testing/vm/qualify-check.sh"
 fi
+
 printf '%s' "$summary"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]
