@@ -203,6 +203,13 @@ int loop_open(struct loop *l, size_t cli_buf, size_t srv_buf);
 void loop_close(struct loop *l);
 /* wait for the completion of wr_id @want on @c's send CQ (busy poll) */
 int wait_send(struct conn *c, uint64_t want);
+/*
+ * Tell the other side of the pair: @len bytes of @msg in one signaled SEND
+ * from @c's buffer, waited for. 0 or a -errno.
+ */
+int conn_send(struct conn *c, const void *msg, size_t len);
+/* take the receive a SEND completed on @c and post it again: 0 or -errno */
+int conn_repost_recv(struct conn *c);
 /* the access flags of a baseline MR, remote write or not */
 int mr_access(bool write);
 

@@ -286,6 +286,46 @@ int wait_send(struct conn *c, uint64_t want)
 	}
 }
 
+/*
+ * Tell the other side @len bytes of @msg (at most RECV_SIZE): one signaled
+ * SEND from the start of @c's buffer, waited for.
+ */
+int conn_send(struct conn *c, const void *msg, size_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->mem, .length = (uint32_t)len,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = ++c->wr_seq, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int ret;
+
+	memcpy(c->mem, msg, len);
+	if (ibv_post_send(c->qp, &wr, &bad))
+		return -errno;
+	ret = wait_send(c, wr.wr_id);
+	return ret > 0 ? -EIO : ret;
+}
+
+/* Take one receive completion of @c and post its slot again (busy poll). */
+int conn_repost_recv(struct conn *c)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	struct ibv_wc wc;
+	int n;
+
+	do {
+		n = ibv_poll_cq(c->rcq, 1, &wc);
+		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
+			return -EIO;
+		if (n)
+			return post_recv(c, (unsigned int)wc.wr_id) ? -EIO : 0;
+	} while (now_ns() < deadline);
+	return -ETIMEDOUT;
+}
+
 /* ------------------------------------------------ peers of the module */
 
 /*
