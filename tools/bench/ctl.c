@@ -3,9 +3,12 @@
  * mwbench's ctl section: per window size, the mwin ioctls (rebind,
  * invalidate, create + destroy), the in-kernel floor through mwin_bench.ko
  * and the userspace baselines (ibv_reg_mr, ibv_rereg_mr, Type 2 memory
- * windows) on the same device, taking turns in one round robin (rr.c).
+ * windows, and those that tell the other side of the loopback pair of the
+ * new rkey, as a loud rebind tells its peer) on the same device, taking
+ * turns in one round robin (rr.c).
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,7 +28,9 @@ struct ctl_ctx {
 	uint64_t size;
 	uint32_t flip, flip2, flip3, flip4, mw_flip;
 	struct conn *cli;	/* userspace MW / MR baselines */
+	struct conn *srv;	/* the side they tell */
 	struct ibv_mr *parent;
+	struct ibv_mr *told_mr;	/* re-registered, then told */
 	struct ibv_mw *mw;
 	uint8_t *ubuf;
 	int rereg_errno;
@@ -353,6 +358,103 @@ static int64_t t_mw_invalidate(void *arg, int ops)
 }
 
 /*
+ * The told baselines: what an rdma-core application does to hand its peer
+ * a new rkey, or to tell it one is dead, as a loud rebind or invalidate
+ * does: the change, then one SEND of one struct mwin_wire_msg (the size of
+ * the module's grant, wire.rst), waited for. The change is waited for
+ * before the SEND, as the module sends a grant only once its registration
+ * completed. The other side's receive is taken and posted again untimed:
+ * the module's peers repost theirs on a thread of their own.
+ */
+static int tell_peer(struct ctl_ctx *c, uint8_t type, uint32_t rkey)
+{
+	struct mwin_wire_msg m = {
+		.magic = htole32(MWIN_WIRE_MAGIC),
+		.version = MWIN_WIRE_VERSION,
+		.type = type,
+		.rkey = htole32(rkey),
+		.iova = htole64((uintptr_t)c->ubuf),
+		.length = htole64(c->size),
+	};
+
+	return conn_send(c->cli, &m, sizeof(m));
+}
+
+/* LOCAL_INV + BIND_MW, then the grant of the new rkey */
+static int64_t t_mw_rebind_told(void *arg, int ops)
+{
+	struct ctl_ctx *c = arg;
+	uint64_t sum = 0, t0;
+	int i, ret;
+
+	for (i = 0; i < ops; i++) {
+		t0 = now_ns();
+		ret = mw_bind(c, true, true);
+		if (!ret)
+			ret = tell_peer(c, MWIN_WIRE_GRANT, c->mw->rkey);
+		sum += now_ns() - t0;
+		if (!ret)
+			ret = conn_repost_recv(c->srv);
+		if (ret)
+			return ret;
+	}
+	return (int64_t)sum;
+}
+
+/* LOCAL_INV, then the revoke (timed); the BIND_MW after it is not */
+static int64_t t_mw_invalidate_told(void *arg, int ops)
+{
+	struct ctl_ctx *c = arg;
+	uint64_t sum = 0, t0;
+	int i, ret;
+
+	for (i = 0; i < ops; i++) {
+		t0 = now_ns();
+		ret = mw_bind(c, true, false);
+		if (!ret)
+			ret = tell_peer(c, MWIN_WIRE_REVOKE, c->mw->rkey);
+		sum += now_ns() - t0;
+		if (!ret)
+			ret = conn_repost_recv(c->srv);
+		if (!ret)
+			ret = mw_bind(c, false, true);
+		if (ret)
+			return ret;
+	}
+	return (int64_t)sum;
+}
+
+/* ibv_dereg_mr + ibv_reg_mr of the window's range: a new rkey */
+static int mr_reregister(struct ctl_ctx *c)
+{
+	if (c->told_mr && ibv_dereg_mr(c->told_mr))
+		return -EIO;
+	c->told_mr = ibv_reg_mr(c->cli->pd, c->ubuf, c->size,
+				mr_access(true));
+	return c->told_mr ? 0 : -errno;
+}
+
+/* re-registration, then the grant of the new rkey; the first MR untimed */
+static int64_t t_mr_rereg_told(void *arg, int ops)
+{
+	struct ctl_ctx *c = arg;
+	uint64_t sum = 0, t0;
+	int i, ret;
+
+	ret = c->told_mr ? 0 : mr_reregister(c);
+	for (i = 0; i < ops && !ret; i++) {
+		t0 = now_ns();
+		ret = mr_reregister(c);
+		if (!ret)
+			ret = tell_peer(c, MWIN_WIRE_GRANT, c->told_mr->rkey);
+		sum += now_ns() - t0;
+		if (!ret)
+			ret = conn_repost_recv(c->srv);
+	}
+	return ret ? ret : (int64_t)sum;
+}
+
+/*
  * One by one: single rebinds of a 4 KiB window. Every 256 binds the MR's
  * key bytes are spent and the module replaces the MR (the rkey's index
  * changes): those operations are told apart.
@@ -496,6 +598,11 @@ void bench_ctl(void)
 		{ "ibv_rereg_mr", t_rereg, false, true },		/* 11 */
 		{ "mwin rebind, quiet", t_rebind_quiet, true, false },	/* 12 */
 		{ "floor invalidate", t_floor_invalidate, true, false },	/* 13 */
+		{ "userspace MW rebind, told", t_mw_rebind_told, true, false },	/* 14 */
+		{ "userspace MW invalidate, told", t_mw_invalidate_told, true,
+		  false },							/* 15 */
+		{ "userspace MR re-registration, told", t_mr_rereg_told, true,
+		  true },							/* 16 */
 	};
 	void *ctxp[NR_SIZES];
 	int trials[NR_SIZES], ops[NR_SIZES];
@@ -540,6 +647,7 @@ void bench_ctl(void)
 		c->peer2 = p2->peer_id;
 		c->size = ctl_sizes[i];
 		c->cli = lp.cli;
+		c->srv = lp.srv;
 		c->parent = parent;
 		c->ubuf = ubuf;
 		ctxp[i] = c;
@@ -560,7 +668,7 @@ void bench_ctl(void)
 	env.p = p;
 	env.p2 = p2;
 	if (!mw_ok) {
-		m[2].on = m[7].on = false;
+		m[2].on = m[7].on = m[14].on = m[15].on = false;
 		add_failed("ctl", "userspace MW inv+bind", 0, 0, "us/op",
 			   "unsupported");
 	}
@@ -607,6 +715,14 @@ void bench_ctl(void)
 	if (m[13].on)
 		rr_ratio("invalidate/floor invalidate", ctl_sizes, NR_SIZES, 4,
 			 13, trials, v, err);
+	if (m[14].on)
+		rr_ratio("mwin/MW rebind told", ctl_sizes, NR_SIZES, 0, 14,
+			 trials, v, err);
+	if (m[15].on)
+		rr_ratio("invalidate/MW invalidate told", ctl_sizes, NR_SIZES,
+			 4, 15, trials, v, err);
+	rr_ratio("MR rereg told/mwin", ctl_sizes, NR_SIZES, 16, 0, trials, v,
+		 err);
 	rr_ratio("2 peers/1 peer", ctl_sizes, NR_SIZES, 8, 0, trials, v, err);
 	rr_ratio("reg+dereg/mwin", ctl_sizes, NR_SIZES, 9, 0, trials, v, err);
 	rr_ratio("range/rights", ctl_sizes, NR_SIZES, 3, 0, trials, v, err);
@@ -622,6 +738,9 @@ void bench_ctl(void)
 	pkts_per_op("mwin create+destroy", t_create_destroy, &ctx[0], 256);
 	if (m[2].on)
 		pkts_per_op("userspace MW inv+bind", t_mw_rebind, &ctx[0], 256);
+	if (m[14].on)
+		pkts_per_op("userspace MW rebind, told", t_mw_rebind_told,
+			    &ctx[0], 256);
 	rebind_detail(&ctx[0]);
 
 	for (i = 0; i < NR_SIZES; i++) {
@@ -631,6 +750,8 @@ void bench_ctl(void)
 		mwin_window_destroy(mfd, ctx[i].win4);
 		if (ctx[i].mw)
 			ibv_dealloc_mw(ctx[i].mw);
+		if (ctx[i].told_mr)
+			ibv_dereg_mr(ctx[i].told_mr);
 	}
 	if (parent)
 		ibv_dereg_mr(parent);

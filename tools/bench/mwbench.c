@@ -11,8 +11,11 @@
  *          floor (mwin_bench_rebind() through mwin_bench.ko's debugfs file);
  *          userspace ibv_reg_mr + ibv_dereg_mr, ibv_rereg_mr, and userspace
  *          Type 2 memory windows (LOCAL_INV + BIND_MW) on the same device;
+ *          and the told baselines, which send the other side the new rkey
+ *          (or the end of the old) in one SEND, as the module tells a peer:
+ *          MW rebind, MW invalidate, MR re-registration;
  *  batch   MWIN_WINDOW_BATCH with 1, 8, 64, 256 operations per call against
- *          the single calls, over 256 windows of one region;
+ *          the single calls and the floor, over 256 windows of one region;
  *  data    RDMA READ and WRITE latency and throughput through a window and
  *          through a plain userspace MR, from the same initiator code;
  *  trace   where a rebind's time goes: the function_graph tracer over

@@ -133,6 +133,40 @@ static void report_baselines(FILE *out)
 		opt.ops < 8 ? opt.ops : 8, opt.trials);
 }
 
+/*
+ * The baselines that tell the other side, as a loud rebind and an
+ * invalidate tell the peer, and mwin's figures over them within rounds.
+ */
+static void report_told(FILE *out)
+{
+	char a[48], b[48], c[48], d[48], e[48], f[48], sb[24];
+	size_t i;
+
+	fprintf(out, "\nTold baselines (userspace verbs, then one SEND of one 64-byte struct mwin_wire_msg, waited for),\n");
+	fprintf(out, "against the ioctls that tell the peer: us, and ratios within rounds\n");
+	fprintf(out, "%-8s %-20s %-20s %-24s %-18s %-18s %-18s\n", "size",
+		"MW rebind, told", "MW invalidate, told", "MR re-reg, told",
+		"rebind/told", "invalidate/told", "MR re-reg/rebind");
+	for (i = 0; i < NR_SIZES; i++) {
+		uint64_t s = ctl_sizes[i];
+
+		fprintf(out, "%-8s %-20s %-20s %-24s %-18s %-18s %-18s\n",
+			size_str(s, sb),
+			cell("ctl", "userspace MW rebind, told", s, 0, a,
+			     sizeof(a)),
+			cell("ctl", "userspace MW invalidate, told", s, 0, b,
+			     sizeof(b)),
+			cell("ctl", "userspace MR re-registration, told", s, 0,
+			     c, sizeof(c)),
+			cell("ratio", "mwin/MW rebind told", s, 0, d, sizeof(d)),
+			cell("ratio", "invalidate/MW invalidate told", s, 0, e,
+			     sizeof(e)),
+			cell("ratio", "MR rereg told/mwin", s, 0, f, sizeof(f)));
+	}
+	fprintf(out, "(MW rebind: LOCAL_INV + BIND_MW, then the grant; invalidate: LOCAL_INV, then the revoke;\n");
+	fprintf(out, " MR re-reg: ibv_dereg_mr + ibv_reg_mr, then the grant; each change waited for before its SEND)\n");
+}
+
 /* the ratios within rounds, per size */
 static void report_ratios(FILE *out)
 {
@@ -169,6 +203,7 @@ static void report_pkts(FILE *out)
 		"floor rebind", "mwin rebind", "mwin rebind, quiet",
 		"mwin invalidate+rebind",
 		"mwin create+destroy", "userspace MW inv+bind",
+		"userspace MW rebind, told",
 		"single rebind (256 windows)", "batched rebind (64/call)",
 	};
 	const struct result *r;
@@ -548,6 +583,7 @@ void report(FILE *out)
 	report_ctl(out);
 	report_baselines(out);
 	report_ratios(out);
+	report_told(out);
 	report_invalidate(out);
 	report_pkts(out);
 	report_batch(out);
