@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mwbench's batch section: MWIN_WINDOW_BATCH with 1, 8, 64 and 256
- * operations per call against the single ioctls, over 256 windows of 4 KiB.
+ * operations per call against the single ioctls, over 256 windows of 4 KiB,
+ * and the in-kernel floor per rebind in the same rounds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mwbench.h"
 
@@ -153,6 +155,15 @@ static int64_t t_batch_destroy(void *arg, int ops)
 	return batch_pass(c, c->tmp, MWIN_BATCH_DESTROY, c->per_call);
 }
 
+/*
+ * The in-kernel floor (ctl.c's), as many rebinds of one of the windows as
+ * a pass makes: what a batched rebind per entry is held against.
+ */
+static int64_t t_batch_floor(struct batch_ctx *c)
+{
+	return floor_run(c->ids[0], BATCH_WINDOWS);
+}
+
 /* the ratio a/b of two modes' figures within each round */
 static void batch_ratio(const char *name, int batch, const double *a,
 			const double *b, int trials)
@@ -172,7 +183,8 @@ static void batch_ratio(const char *name, int batch, const double *a,
  * calls, and a single create against a single (loud) rebind.
  */
 static void batch_ratios(double v[][1 + NR_BATCH][MAX_TRIALS],
-			 int err[][1 + NR_BATCH], int trials, bool supported)
+			 int err[][1 + NR_BATCH], const double *floor_us,
+			 int trials, bool supported)
 {
 	char name[48];
 	int k;
@@ -187,6 +199,27 @@ static void batch_ratios(double v[][1 + NR_BATCH][MAX_TRIALS],
 	if (!err[KIND_CREATE][0] && !err[KIND_REBIND][0])
 		batch_ratio("single create/rebind", 1, v[KIND_CREATE][0],
 			    v[KIND_REBIND][0], trials);
+	if (floor_us && supported && !err[KIND_REBIND][3])
+		batch_ratio("batched 64 rebind/floor", 64, v[KIND_REBIND][3],
+			    floor_us, trials);
+}
+
+/* the floor's figure, or why there is none */
+static void batch_floor_result(const double *floor_us, int64_t floor_err,
+			       int trials)
+{
+	struct stats s;
+
+	if (floor_err) {
+		add_failed("batch", "floor rebind", 4 * KiB, 1, "us/op",
+			   "failed: %s", strerror((int)-floor_err));
+		return;
+	}
+	s = stats_of(floor_us, trials);
+	add_result("batch", "floor rebind", 4 * KiB, 1, &s, BATCH_WINDOWS,
+		   "us/op", NULL);
+	say("batch %-20s     single: %8.1f us/op [%.1f-%.1f]", "floor rebind",
+	    s.med, s.p10, s.p90);
 }
 
 void bench_batch(void)
@@ -197,6 +230,8 @@ void bench_batch(void)
 	};
 	/* modes: the single calls, then 1, 8, 64, 256 per call */
 	static double v[NR_KINDS][1 + NR_BATCH][MAX_TRIALS];
+	static double floor_us[MAX_TRIALS];
+	int64_t floor_err = access(FLOOR_PATH, W_OK) ? -errno : 0;
 	int err[NR_KINDS][1 + NR_BATCH] = {};
 	int errno_entry[NR_KINDS][1 + NR_BATCH] = {};
 	int trials = opt.trials < 11 ? opt.trials : 11;
@@ -283,6 +318,11 @@ redo:
 				}
 			}
 		}
+		ns = floor_err ? floor_err : t_batch_floor(c);
+		if (ns < 0)
+			floor_err = ns;
+		else if (t >= 0)
+			floor_us[t] = ns / 1e3 / BATCH_WINDOWS;
 	}
 	for (k = 0; k < NR_KINDS; k++) {
 		for (mo = 0; mo <= NR_BATCH; mo++) {
@@ -311,7 +351,8 @@ redo:
 			    name, per, s.med, s.p10, s.p90);
 		}
 	}
-	batch_ratios(v, err, trials, supported);
+	batch_floor_result(floor_us, floor_err, trials);
+	batch_ratios(v, err, floor_err ? NULL : floor_us, trials, supported);
 	if (supported && !err[0][0] && !err[0][3]) {
 		c->per_call = 64;
 		pkts_per_op("batched rebind (64/call)", t_batch_rebind, c,
