@@ -333,7 +333,14 @@ void lease_report(FILE *out);
 
 void bench_peerlib(int trials);
 void peerlib_report(FILE *out);
-/* the worst library/raw throughput ratio, or lib - raw latency (us) */
-double peerlib_worst(bool latency, char *where, size_t len);
+/* what peerlib_worst() reads */
+enum lib_worst {
+	LIB_THROUGHPUT,		/* library/raw throughput, the smallest */
+	LIB_LATENCY_US,		/* library - raw latency in us, to 4 KiB */
+	LIB_LATENCY_PCT,	/* ... in % of raw, above 4 KiB */
+};
+#define LIB_LATENCY_US_MAX	(4 * KiB)
+
+double peerlib_worst(enum lib_worst what, char *where, size_t len);
 
 #endif /* _MWBENCH_H */

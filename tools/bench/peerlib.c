@@ -86,14 +86,15 @@ static uint64_t lib_run(struct mwpeer *mp, uint32_t window, uint32_t type,
 /*
  * Latency, one in flight: raw and library take turns operation by
  * operation (who goes first alternates), so that drift touches both;
- * the figure is the median of the pairs' differences, lib - raw.
+ * the figure is the median of the pairs' differences, lib - raw, and of
+ * those differences in % of the raw operation's.
  */
 static void lib_latency(struct peer *p, const struct dp_qp *q, uint32_t w,
 			uint64_t rkey, uint64_t iova, size_t o, uint64_t len)
 {
 	enum { N = 150 };
 	int n = len >= 256 * KiB ? 20 : N, k;
-	double raw[N], lib[N], diff[N];
+	double raw[N], lib[N], diff[N], rel[N];
 	char m[48];
 	struct stats s;
 
@@ -114,6 +115,7 @@ static void lib_latency(struct peer *p, const struct dp_qp *q, uint32_t w,
 			}
 		}
 		diff[k] = lib[k] - raw[k];
+		rel[k] = 100 * diff[k] / raw[k];
 	}
 	snprintf(m, sizeof(m), "raw %s latency", lib_ops[o].name);
 	s = stats_of(raw, n);
@@ -124,6 +126,9 @@ static void lib_latency(struct peer *p, const struct dp_qp *q, uint32_t w,
 	snprintf(m, sizeof(m), "library-raw %s latency", lib_ops[o].name);
 	s = stats_of(diff, n);
 	add_result("ratio", m, len, 1, &s, n, "us", NULL);
+	snprintf(m, sizeof(m), "library-raw %s latency, %%", lib_ops[o].name);
+	s = stats_of(rel, n);
+	add_result("ratio", m, len, 1, &s, n, "%", NULL);
 }
 
 /* Throughput: 16 in flight, the two alternating who goes first. */
@@ -281,21 +286,41 @@ void bench_peerlib(int trials)
 	mwin_region_destroy(mfd, b.region, MWIN_REGION_DESTROY_FORCE);
 }
 
-/* The worst size of library/raw throughput (smallest) or latency (largest). */
-double peerlib_worst(bool latency, char *where, size_t len)
+/* the metric @what reads at @len for @op in @m, or false: none there */
+static bool worst_metric(enum lib_worst what, uint64_t len, const char *op,
+			 char *m, size_t mlen)
 {
+	if (what == LIB_THROUGHPUT)
+		snprintf(m, mlen, "library/raw %s throughput", op);
+	else if (what == LIB_LATENCY_US && len <= LIB_LATENCY_US_MAX)
+		snprintf(m, mlen, "library-raw %s latency", op);
+	else if (what == LIB_LATENCY_PCT && len > LIB_LATENCY_US_MAX)
+		snprintf(m, mlen, "library-raw %s latency, %%", op);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * The worst size of library/raw throughput (smallest), or of library -
+ * raw latency (largest): in us up to LIB_LATENCY_US_MAX, in % above.
+ */
+double peerlib_worst(enum lib_worst what, char *where, size_t len)
+{
+	bool larger = what != LIB_THROUGHPUT;
 	double worst = NAN, x;
 	char m[48];
 	size_t o, i;
 
 	for (o = 0; o < 2; o++) {
 		for (i = 0; i < NR_LIB; i++) {
-			snprintf(m, sizeof(m), latency ? "library-raw %s latency" :
-				 "library/raw %s throughput", lib_ops[o].name);
+			if (!worst_metric(what, lib_sizes[i], lib_ops[o].name,
+					  m, sizeof(m)))
+				continue;
 			x = med("ratio", m, lib_sizes[i],
-				latency ? 1 : LIB_DEPTH);
+				larger ? 1 : LIB_DEPTH);
 			if (isnan(x) || (!isnan(worst) &&
-					 (latency ? x <= worst : x >= worst)))
+					 (larger ? x <= worst : x >= worst)))
 				continue;
 			worst = x;
 			snprintf(where, len, "(%s %llu B)", lib_ops[o].name,
