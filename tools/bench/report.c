@@ -427,7 +427,7 @@ static void target_line(FILE *out, const struct target *t,
 			 fabs(r->value) < 10 ? 2 : 0, r->value, t->unit);
 	else
 		snprintf(value, sizeof(value), "%.2fx", r->value);
-	fprintf(out, "  %-52s %-10s %8s %-18s %s\n", t->what, r->bound, value,
+	fprintf(out, "  %-56s %-10s %8s %-18s %s\n", t->what, r->bound, value,
 		r->where, verdict);
 }
 
@@ -517,23 +517,38 @@ static double peerlib_latency_pct(const struct target *t, struct reading *r)
 	return peerlib_worst(LIB_LATENCY_PCT, r->where, sizeof(r->where));
 }
 
-/* Every target, from the ratios within rounds where there are rounds. */
+/*
+ * Every target, from the ratios within rounds where there are rounds.
+ * Issue 35 holds what tells the peer against anchors that tell it too:
+ * the loud rebind's and the invalidate's rows against the floor and the
+ * untold userspace MW, and reg+dereg's against the loud rebind, were
+ * replaced by those against the told baselines (Documentation/
+ * performance.rst, "Targets").
+ */
 static const struct target targets[] = {
-	{ "ioctl rebind / in-kernel floor, worst size", "<= 1.3x", 1.3, true,
-	  NULL, worst_size, "ratio", "mwin/floor", 0, 0 },
+	{ "loud rebind / userspace MW rebind, told, every size", "<= 1.2x",
+	  1.2, true, NULL, worst_size, "ratio", "mwin/MW rebind told", 0, 0 },
+	{ "invalidate / userspace MW invalidate, told, every size", "<= 1.2x",
+	  1.2, true, NULL, worst_size, "ratio",
+	  "invalidate/MW invalidate told", 0, 0 },
 	{ "rebind cost, 1 GiB over 4 KiB", "<= 2x", 2, true, NULL, median_of,
 	  "ratio", "rebind 1 GiB/4 KiB", 1 * GiB, 0 },
-	{ "ibv_reg_mr+dereg / mwin rebind at 256 MiB", ">= 100x", 100, false,
-	  NULL, median_of, "ratio", "reg+dereg/mwin", 256 * MiB, 0 },
-	{ "ioctl rebind / userspace MW inv+bind, worst", "<= 1.2x", 1.2, true,
-	  NULL, worst_size, "ratio", "mwin/userspace MW", 0, 0 },
+	{ "MR re-registration, told / loud rebind at 256 MiB", ">= 100x", 100,
+	  false, NULL, median_of, "ratio", "MR rereg told/mwin", 256 * MiB, 0 },
+	{ "MR re-registration, told / loud rebind at 1 GiB", ">= 300x", 300,
+	  false, NULL, median_of, "ratio", "MR rereg told/mwin", 1 * GiB, 0 },
 	{ "batched rebind rate, 64/call over single", ">= 3x", 3, false, NULL,
 	  median_of, "ratio", "batched 64/single rebind rate", 4 * KiB, 64 },
+	{ "batched rebind (64/call) / in-kernel floor, per entry", "<= 1.2x",
+	  1.2, true, NULL, median_of, "ratio", "batched 64 rebind/floor",
+	  4 * KiB, 64 },
 	{ "window / plain MR throughput, worst", ">= 0.95x", 0.95, false, NULL,
 	  worst_data_path, NULL, NULL, 0, 0 },
-	/* the first and fourth again, for a quiet window (no messages) */
+	/* a quiet window tells nobody, as the floor and the userspace MW */
 	{ "quiet rebind / in-kernel floor, worst size", "<= 1.3x", 1.3, true,
 	  NULL, worst_size, "ratio", "quiet/floor", 0, 0 },
+	{ "quiet rebind / in-kernel floor, worst size (issue 35)", "<= 1.5x",
+	  1.5, true, NULL, worst_size, "ratio", "quiet/floor", 0, 0 },
 	{ "quiet rebind / userspace MW inv+bind, worst", "<= 1.2x", 1.2, true,
 	  NULL, worst_size, "ratio", "quiet/userspace MW", 0, 0 },
 	/* leases (lease.c): lateness in us; mass expiry as a ratio */
@@ -549,13 +564,6 @@ static const struct target targets[] = {
 	  "us", peerlib_latency, NULL, NULL, 0, 0 },
 	{ "library - raw verbs latency, worst above 4 KiB", "<= 1 %", 1, true,
 	  "%", peerlib_latency_pct, NULL, NULL, 0, 0 },
-	/* issue 19: a loud rebind (its messages sent) and the rest */
-	{ "loud rebind / in-kernel floor, every size", "<= 2x", 2, true, NULL,
-	  worst_size, "ratio", "mwin/floor", 0, 0 },
-	{ "loud rebind / userspace MW inv+bind, every size", "<= 1.5x", 1.5,
-	  true, NULL, worst_size, "ratio", "mwin/userspace MW", 0, 0 },
-	{ "invalidate / floor's LOCAL_INV alone, worst size", "<= 2x", 2, true,
-	  NULL, worst_size, "ratio", "invalidate/floor invalidate", 0, 0 },
 	{ "create / loud rebind, single ioctls", "<= 1.5x", 1.5, true, NULL,
 	  median_of, "ratio", "single create/rebind", 4 * KiB, 1 },
 	{ "batched create rate, 64/call over single", ">= 3x", 3, false, NULL,
