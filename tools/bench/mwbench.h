@@ -186,6 +186,9 @@ struct conn {
 	struct ibv_mr *mr;
 	unsigned int recv_depth;
 	uint64_t wr_seq;
+	pthread_t pump;		/* conn_pump_start() */
+	atomic_bool pump_stop;
+	atomic_int pump_err;
 };
 
 /*
@@ -210,6 +213,13 @@ int wait_send(struct conn *c, uint64_t want);
 int conn_send(struct conn *c, const void *msg, size_t len);
 /* take the receive a SEND completed on @c and post it again: 0 or -errno */
 int conn_repost_recv(struct conn *c);
+/*
+ * Or leave that to a thread, as a module's peer does (struct peer): it
+ * sleeps on @c's receive CQ's channel, and wakes for each SEND to take it
+ * and post its receive again. stop: 0, or the thread's -errno.
+ */
+int conn_pump_start(struct conn *c);
+int conn_pump_stop(struct conn *c);
 /* the access flags of a baseline MR, remote write or not */
 int mr_access(bool write);
 

@@ -326,6 +326,54 @@ int conn_repost_recv(struct conn *c)
 	return -ETIMEDOUT;
 }
 
+/* Take every receive completion of @c and post its slot again: 0 or -EIO. */
+static int conn_drain_recv(struct conn *c)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	while ((n = ibv_poll_cq(c->rcq, 16, wc)) > 0)
+		for (i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    post_recv(c, (unsigned int)wc[i].wr_id))
+				return -EIO;
+	return n < 0 ? -EIO : 0;
+}
+
+/* conn_pump_start()'s thread: sleep on the channel, drain, arm again */
+static void *conn_pump(void *arg)
+{
+	struct conn *c = arg;
+	struct pollfd pfd = { .fd = c->cc->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	while (!atomic_load(&c->pump_stop)) {
+		if (poll(&pfd, 1, 5) <= 0 || ibv_get_cq_event(c->cc, &cq, &ctx))
+			continue;
+		ibv_ack_cq_events(cq, 1);
+		if (ibv_req_notify_cq(cq, 0) || conn_drain_recv(c))
+			atomic_store(&c->pump_err, -EIO);
+	}
+	return NULL;
+}
+
+int conn_pump_start(struct conn *c)
+{
+	atomic_store(&c->pump_stop, false);
+	atomic_store(&c->pump_err, 0);
+	if (ibv_req_notify_cq(c->rcq, 0) || conn_drain_recv(c))
+		return -EIO;
+	return pthread_create(&c->pump, NULL, conn_pump, c) ? -EAGAIN : 0;
+}
+
+int conn_pump_stop(struct conn *c)
+{
+	atomic_store(&c->pump_stop, true);
+	pthread_join(c->pump, NULL);
+	return atomic_load(&c->pump_err);
+}
+
 /* ------------------------------------------------ peers of the module */
 
 /*
