@@ -18,6 +18,14 @@
 
 #define RECV_SIZE MWIN_WIRE_RECV_SIZE
 #define LOOP_PORT 18611
+/*
+ * Receives the loopback server keeps posted. A told baseline's sender
+ * busy-polls, and the thread that reposts the server's receives
+ * (conn_pump_start()) may wait for the sender's CPU: with 16, a trial of
+ * 32 SENDs ran into an RNR NAK and rdma_cm's RNR timer (655 ms). Plenty of
+ * receives keep RNR away, as PEER_RECV_DEPTH does for the module's peers.
+ */
+#define LOOP_SRV_RECV_DEPTH 1024
 
 /* ------------------------------------------------- loopback connections */
 
@@ -228,7 +236,7 @@ int loop_open(struct loop *l, size_t cli_buf, size_t srv_buf)
 		goto fail;
 	}
 	l->cli = conn_new(cli_buf, 16);
-	l->srv = conn_new(srv_buf, 16);
+	l->srv = conn_new(srv_buf, LOOP_SRV_RECV_DEPTH);
 	ret = conn_resolve(l->cli, opt.host, LOOP_PORT);
 	if (!ret)
 		ret = conn_setup_qp(l->cli, l->cli->id, NULL);
