@@ -363,8 +363,7 @@ static int64_t t_mw_invalidate(void *arg, int ops)
  * does: the change, then one SEND of one struct mwin_wire_msg (the size of
  * the module's grant, wire.rst), waited for. The change is waited for
  * before the SEND, as the module sends a grant only once its registration
- * completed. The other side's receive is taken and posted again untimed:
- * the module's peers repost theirs on a thread of their own.
+ * completed.
  */
 static int tell_peer(struct ctl_ctx *c, uint8_t type, uint32_t rkey)
 {
@@ -380,50 +379,6 @@ static int tell_peer(struct ctl_ctx *c, uint8_t type, uint32_t rkey)
 	return conn_send(c->cli, &m, sizeof(m));
 }
 
-/* LOCAL_INV + BIND_MW, then the grant of the new rkey */
-static int64_t t_mw_rebind_told(void *arg, int ops)
-{
-	struct ctl_ctx *c = arg;
-	uint64_t sum = 0, t0;
-	int i, ret;
-
-	for (i = 0; i < ops; i++) {
-		t0 = now_ns();
-		ret = mw_bind(c, true, true);
-		if (!ret)
-			ret = tell_peer(c, MWIN_WIRE_GRANT, c->mw->rkey);
-		sum += now_ns() - t0;
-		if (!ret)
-			ret = conn_repost_recv(c->srv);
-		if (ret)
-			return ret;
-	}
-	return (int64_t)sum;
-}
-
-/* LOCAL_INV, then the revoke (timed); the BIND_MW after it is not */
-static int64_t t_mw_invalidate_told(void *arg, int ops)
-{
-	struct ctl_ctx *c = arg;
-	uint64_t sum = 0, t0;
-	int i, ret;
-
-	for (i = 0; i < ops; i++) {
-		t0 = now_ns();
-		ret = mw_bind(c, true, false);
-		if (!ret)
-			ret = tell_peer(c, MWIN_WIRE_REVOKE, c->mw->rkey);
-		sum += now_ns() - t0;
-		if (!ret)
-			ret = conn_repost_recv(c->srv);
-		if (!ret)
-			ret = mw_bind(c, false, true);
-		if (ret)
-			return ret;
-	}
-	return (int64_t)sum;
-}
-
 /* ibv_dereg_mr + ibv_reg_mr of the window's range: a new rkey */
 static int mr_reregister(struct ctl_ctx *c)
 {
@@ -434,24 +389,78 @@ static int mr_reregister(struct ctl_ctx *c)
 	return c->told_mr ? 0 : -errno;
 }
 
-/* re-registration, then the grant of the new rkey; the first MR untimed */
-static int64_t t_mr_rereg_told(void *arg, int ops)
-{
-	struct ctl_ctx *c = arg;
-	uint64_t sum = 0, t0;
-	int i, ret;
+enum told { TOLD_MW_REBIND, TOLD_MW_INVALIDATE, TOLD_MR_REREG };
 
-	ret = c->told_mr ? 0 : mr_reregister(c);
+/* the timed part of one told operation: the change, then its message */
+static int told_once(struct ctl_ctx *c, enum told k)
+{
+	int ret;
+
+	switch (k) {
+	case TOLD_MW_REBIND:
+		ret = mw_bind(c, true, true);
+		return ret ? ret : tell_peer(c, MWIN_WIRE_GRANT, c->mw->rkey);
+	case TOLD_MW_INVALIDATE:
+		ret = mw_bind(c, true, false);
+		return ret ? ret : tell_peer(c, MWIN_WIRE_REVOKE, c->mw->rkey);
+	default:
+		ret = mr_reregister(c);
+		return ret ? ret : tell_peer(c, MWIN_WIRE_GRANT,
+					     c->told_mr->rkey);
+	}
+}
+
+/*
+ * @ops told operations @k, their timed parts added up. @pumped: the other
+ * side's receives are posted again by a thread that sleeps until each
+ * SEND arrives, as a module's peer's are (struct peer); else in line,
+ * untimed. An invalidated MW is bound again untimed; the first MR is
+ * registered untimed.
+ */
+static int64_t told_trial(struct ctl_ctx *c, enum told k, bool pumped,
+			  int ops)
+{
+	uint64_t sum = 0, t0;
+	int i, ret = 0, r;
+
+	if (k == TOLD_MR_REREG && !c->told_mr)
+		ret = mr_reregister(c);
+	if (!ret && pumped)
+		ret = conn_pump_start(c->srv);
+	if (ret)
+		return ret;
 	for (i = 0; i < ops && !ret; i++) {
 		t0 = now_ns();
-		ret = mr_reregister(c);
-		if (!ret)
-			ret = tell_peer(c, MWIN_WIRE_GRANT, c->told_mr->rkey);
+		ret = told_once(c, k);
 		sum += now_ns() - t0;
-		if (!ret)
+		if (!ret && !pumped)
 			ret = conn_repost_recv(c->srv);
+		if (!ret && k == TOLD_MW_INVALIDATE)
+			ret = mw_bind(c, false, true);
 	}
+	r = pumped ? conn_pump_stop(c->srv) : 0;
+	ret = ret ? ret : r;
 	return ret ? ret : (int64_t)sum;
+}
+
+static int64_t t_mw_rebind_told(void *arg, int ops)
+{
+	return told_trial(arg, TOLD_MW_REBIND, true, ops);
+}
+
+static int64_t t_mw_rebind_told_inline(void *arg, int ops)
+{
+	return told_trial(arg, TOLD_MW_REBIND, false, ops);
+}
+
+static int64_t t_mw_invalidate_told(void *arg, int ops)
+{
+	return told_trial(arg, TOLD_MW_INVALIDATE, true, ops);
+}
+
+static int64_t t_mr_rereg_told(void *arg, int ops)
+{
+	return told_trial(arg, TOLD_MR_REREG, true, ops);
 }
 
 /*
@@ -603,6 +612,8 @@ void bench_ctl(void)
 		  false },							/* 15 */
 		{ "userspace MR re-registration, told", t_mr_rereg_told, true,
 		  true },							/* 16 */
+		{ "userspace MW rebind, told in line", t_mw_rebind_told_inline,
+		  true, false },						/* 17 */
 	};
 	void *ctxp[NR_SIZES];
 	int trials[NR_SIZES], ops[NR_SIZES];
@@ -668,7 +679,7 @@ void bench_ctl(void)
 	env.p = p;
 	env.p2 = p2;
 	if (!mw_ok) {
-		m[2].on = m[7].on = m[14].on = m[15].on = false;
+		m[2].on = m[7].on = m[14].on = m[15].on = m[17].on = false;
 		add_failed("ctl", "userspace MW inv+bind", 0, 0, "us/op",
 			   "unsupported");
 	}
@@ -721,6 +732,9 @@ void bench_ctl(void)
 	if (m[15].on)
 		rr_ratio("invalidate/MW invalidate told", ctl_sizes, NR_SIZES,
 			 4, 15, trials, v, err);
+	if (m[17].on)
+		rr_ratio("mwin/MW rebind told in line", ctl_sizes, NR_SIZES, 0,
+			 17, trials, v, err);
 	rr_ratio("MR rereg told/mwin", ctl_sizes, NR_SIZES, 16, 0, trials, v,
 		 err);
 	rr_ratio("2 peers/1 peer", ctl_sizes, NR_SIZES, 8, 0, trials, v, err);

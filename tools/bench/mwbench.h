@@ -278,7 +278,7 @@ struct rr_method {
 	bool slow;	/* ibv_reg_mr: 8 ops a trial, 1 from 16 MiB */
 };
 
-#define RR_MAX 17	/* methods in one round robin */
+#define RR_MAX 18	/* methods in one round robin */
 
 /* whether the peer was lost; if so, a new one and the windows again: 0 */
 typedef int (*recover_fn)(void *arg);
