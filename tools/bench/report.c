@@ -142,6 +142,11 @@ static void report_told(FILE *out)
 	char a[48], b[48], c[48], d[48], e[48], f[48], g[48], h[48], sb[24];
 	size_t i;
 
+	/* --only without ctl (make qualify's): no table */
+	if (!find("ctl", "userspace MR re-registration, told", ctl_sizes[0],
+		  0) &&
+	    !find("ctl", "userspace MW rebind, told", ctl_sizes[0], 0))
+		return;
 	fprintf(out, "\nTold baselines (userspace verbs, then one SEND of one 64-byte struct mwin_wire_msg, waited for),\n");
 	fprintf(out, "against the ioctls that tell the peer: us, and ratios within rounds\n");
 	fprintf(out, "%-8s %-20s %-20s %-20s %-22s %-16s %-16s %-16s %-16s\n",
