@@ -210,6 +210,11 @@ static void batch_floor_result(const double *floor_us, int64_t floor_err,
 {
 	struct stats s;
 
+	if (floor_err == -ENOENT) {
+		add_failed("batch", "floor rebind", 4 * KiB, 1, "us/op",
+			   "unavailable (mwin_bench.ko not loaded)");
+		return;
+	}
 	if (floor_err) {
 		add_failed("batch", "floor rebind", 4 * KiB, 1, "us/op",
 			   "failed: %s", strerror((int)-floor_err));
