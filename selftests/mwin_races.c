@@ -373,11 +373,12 @@ static int access_once(struct pair *q, uint32_t rkey, uint64_t off,
 				     (unsigned long long)rel,
 				     (unsigned long long)l, q->i, first);
 			else
-				violation(q, "READ of [%llu, +%llu) in area %d returned 0x%02x at +%zu, expected 0x%02x (%zu bytes differ)",
+				violation(q, "READ of [%llu, +%llu) in area %d returned 0x%02x at +%zu, expected 0x%02x (%zu bytes differ; the memory holds 0x%02x; access %u)",
 					  (unsigned long long)rel,
 					  (unsigned long long)l, q->i,
 					  buf[first], first,
-					  q->shadow[rel + first], diff);
+					  q->shadow[rel + first], diff,
+					  q->mem[at + first], n);
 		}
 		return st;
 	default:
