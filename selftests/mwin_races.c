@@ -66,7 +66,6 @@ struct pair {
 	struct mwpeer *p;
 	uint32_t pid;
 	uint32_t access;		/* all the device grants */
-	bool iwarp;
 	uint32_t wid, sid;		/* target and stable window */
 	uint64_t off, len;		/* target's range */
 	uint32_t rkey;
@@ -271,7 +270,6 @@ static int round_setup(struct pair *q)
 			usleep(1000);
 		}
 		mwpeer_set_timeout(q->p, 5000);
-		q->iwarp = test_iwarp(q->p);
 		q->access = test_all_access(q->fd, q->p);
 	}
 	q->slen = 64 + rand_r(&q->seed) % 4096;
@@ -317,22 +315,6 @@ static void check_area(struct pair *q, const char *when, uint64_t off,
 	}
 }
 
-/*
- * A WRITE, and on iWARP a READ of its first byte behind it: an iWARP WRITE
- * completes once TCP has it, and a refused one ends the connection later
- * (test_refused_status()); the READ returns after the WRITE was placed or
- * refused (RDMAP orders it behind), so its status stands for both.
- */
-static int write_fenced(struct pair *q, uint32_t rkey, uint64_t at,
-			const uint8_t *buf, size_t l)
-{
-	int st = mwpeer_write(q->p, rkey, at, buf, l);
-
-	if (st != IBV_WC_SUCCESS || !q->iwarp)
-		return st;
-	return mwpeer_read(q->p, rkey, at, NULL, 1);
-}
-
 static int access_once(struct pair *q, uint32_t rkey, uint64_t off,
 		       uint64_t len, unsigned int n)
 {
@@ -352,7 +334,7 @@ static int access_once(struct pair *q, uint32_t rkey, uint64_t off,
 	case 1:
 		for (k = 0; k < l; k++)
 			buf[k] = (uint8_t)(n * 7 + k + q->i * 3 + 1);
-		st = write_fenced(q, rkey, at, buf, l);
+		st = test_write_fenced(q->p, rkey, at, buf, l);
 		if (st == IBV_WC_SUCCESS)
 			memcpy(q->shadow + rel, buf, l);
 		return st;

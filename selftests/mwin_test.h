@@ -571,6 +571,25 @@ static inline int test_refused_status(struct mwpeer *p, int status)
 	return status;
 }
 
+/*
+ * A WRITE whose bytes are in place when it returns: an iWARP WRITE
+ * completes once TCP has it, and a refused one ends the connection later;
+ * a READ of its first byte behind it on the same connection returns after
+ * it was placed or refused (RDMAP orders the READ behind it), so that
+ * READ's status stands for both. The window must allow READs (mwin refuses
+ * write-only windows on iWARP).
+ */
+static inline int test_write_fenced(struct mwpeer *p, uint32_t rkey,
+				    uint64_t raddr, const void *buf,
+				    size_t len)
+{
+	int st = mwpeer_write(p, rkey, raddr, buf, len);
+
+	if (st != IBV_WC_SUCCESS || !test_iwarp(p))
+		return st;
+	return mwpeer_read(p, rkey, raddr, NULL, 1);
+}
+
 #define EXPECT_ACCESS_REFUSED(p, status) \
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, test_refused_status((p), (status)))
 #define ASSERT_ACCESS_REFUSED(p, status) \

@@ -472,25 +472,11 @@ void must_fail_read(struct side *s, struct res *r, int i,
 		after_fail(s, r, i, pid, w);
 }
 
-/*
- * An iWARP WRITE completes once TCP has it, perhaps before it is placed:
- * a READ behind it on the same connection returns after it is (RDMAP
- * orders a READ behind earlier WRITEs). Windows on iWARP that take
- * WRITEs take READs too (mwin refuses write-only ones there).
- */
-static void write_placed(struct side *s, int i, uint32_t rkey, uint64_t off)
-{
-	if (s->iwarp)
-		mwpeer_read(s->p[i], rkey, s->base + off, NULL, 1);
-}
-
 int write_landed(struct side *s, int i, uint32_t rkey, uint64_t off,
 		 const char *data, size_t len, bool *landed)
 {
-	int st = mwpeer_write(s->p[i], rkey, s->base + off, data, len);
+	int st = test_write_fenced(s->p[i], rkey, s->base + off, data, len);
 
-	if (st == IBV_WC_SUCCESS)
-		write_placed(s, i, rkey, off);
 	*landed = st == IBV_WC_SUCCESS && !memcmp(s->mem + off, data, len);
 	return st;
 }
