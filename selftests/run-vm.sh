@@ -22,7 +22,8 @@
 # MWIN_SIW_TESTS names (base names in build/selftests/, or paths), or
 # MWIN_TESTS when that is set (MWIN_CHECK_SIW_LOG: another log, for one
 # kernel). MWIN_CHECK_PROVIDERS (default "rxe siw") chooses the
-# providers; the runs in boots of their own are rxe's.
+# providers; the runs in boots of their own are rxe's, but make qualify's
+# second run, on siw.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${MWIN_CHECK_LOG:-$top/build/vm/check.log}
