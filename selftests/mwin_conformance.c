@@ -594,8 +594,8 @@ static void c_foreign_sinv(struct side *s, struct res *r)
 		untouched = !revoked;
 		if (gone && regranted && state == MWIN_WINDOW_BOUND)
 			r->verdict = V_DOC;
-		else if (!gone || revoked || state != MWIN_WINDOW_BOUND)
-			r->verdict = V_DIFF;
+		else if (!(gone && untouched && state == MWIN_WINDOW_BOUND))
+			r->verdict = V_DIFF;	/* neither answer */
 	} else {
 		struct ibv_wc wc;
 

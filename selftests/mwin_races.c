@@ -66,6 +66,7 @@ struct pair {
 	struct mwpeer *p;
 	uint32_t pid;
 	uint32_t access;		/* all the device grants */
+	bool iwarp;
 	uint32_t wid, sid;		/* target and stable window */
 	uint64_t off, len;		/* target's range */
 	uint32_t rkey;
@@ -271,6 +272,7 @@ static int round_setup(struct pair *q)
 		}
 		mwpeer_set_timeout(q->p, 5000);
 		q->access = test_all_access(q->fd, q->p);
+		q->iwarp = test_iwarp(q->p);
 	}
 	q->slen = 64 + rand_r(&q->seed) % 4096;
 	q->soff = area_base(q) + HALF + rand_r(&q->seed) % (HALF - q->slen);
@@ -334,7 +336,7 @@ static int access_once(struct pair *q, uint32_t rkey, uint64_t off,
 	case 1:
 		for (k = 0; k < l; k++)
 			buf[k] = (uint8_t)(n * 7 + k + q->i * 3 + 1);
-		st = test_write_fenced(q->p, rkey, at, buf, l);
+		st = test_write_fenced(q->p, q->iwarp, rkey, at, buf, l);
 		if (st == IBV_WC_SUCCESS)
 			memcpy(q->shadow + rel, buf, l);
 		return st;

@@ -577,15 +577,16 @@ static inline int test_refused_status(struct mwpeer *p, int status)
  * a READ of its first byte behind it on the same connection returns after
  * it was placed or refused (RDMAP orders the READ behind it), so that
  * READ's status stands for both. The window must allow READs (mwin refuses
- * write-only windows on iWARP).
+ * write-only windows on iWARP). @iwarp: test_iwarp(@p), which the caller
+ * keeps rather than read sysfs on every WRITE.
  */
-static inline int test_write_fenced(struct mwpeer *p, uint32_t rkey,
-				    uint64_t raddr, const void *buf,
-				    size_t len)
+static inline int test_write_fenced(struct mwpeer *p, bool iwarp,
+				    uint32_t rkey, uint64_t raddr,
+				    const void *buf, size_t len)
 {
 	int st = mwpeer_write(p, rkey, raddr, buf, len);
 
-	if (st != IBV_WC_SUCCESS || !test_iwarp(p))
+	if (st != IBV_WC_SUCCESS || !iwarp)
 		return st;
 	return mwpeer_read(p, rkey, raddr, NULL, 1);
 }

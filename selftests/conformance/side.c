@@ -475,7 +475,8 @@ void must_fail_read(struct side *s, struct res *r, int i,
 int write_landed(struct side *s, int i, uint32_t rkey, uint64_t off,
 		 const char *data, size_t len, bool *landed)
 {
-	int st = test_write_fenced(s->p[i], rkey, s->base + off, data, len);
+	int st = test_write_fenced(s->p[i], s->iwarp, rkey, s->base + off,
+				   data, len);
 
 	*landed = st == IBV_WC_SUCCESS && !memcmp(s->mem + off, data, len);
 	return st;
