@@ -116,8 +116,11 @@ suite_on() {
 			summary="$summary# $k siw: not run, no $d/siw.ko"$'\n'
 			return 1
 		fi
+		# key guessing's 255 reconnections: left out on siw
+		# (README.md, "Two providers")
 		suite "$k siw" "${MWIN_CHECK_SIW_LOG:-$top/build/vm/check-siw-$k.log}" "${vars[@]}" \
-			MWIN_VM_PROVIDER=siw MWIN_TESTS="$siw_tests" || r=1
+			MWIN_VM_PROVIDER=siw MWIN_TESTS="$siw_tests" \
+			MWIN_CONF_SKIP="${MWIN_CONF_SKIP-key_guess}" || r=1
 	fi
 	return "$r"
 }
