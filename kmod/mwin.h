@@ -1071,6 +1071,7 @@ int peer_qp_ready(struct mwin_peer *p, const struct rdma_conn_param *param);
 void peer_queue_teardown(struct mwin_peer *p);
 int peer_cut_off(struct mwin_peer *p, enum mwin_down_reason why);
 int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why);
+int peer_reg_qp_failed(struct mwin_peer *p);
 int peer_qps_to_err(struct mwin_peer *p, bool *moved);
 void peer_queue_regrant(struct mwin_peer *p);
 void peer_kick(struct mwin_peer *p);

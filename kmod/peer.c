@@ -264,6 +264,22 @@ int peer_cut_off_qp(struct mwin_peer *p, enum mwin_down_reason why)
 	return ret;
 }
 
+/**
+ * peer_reg_qp_failed() - a window request failed on @p's registration QP
+ * @p: peer whose QPs exist
+ *
+ * A registration QP of its own takes nothing from the network: its failure
+ * is the peer's doing. On iWARP the window requests go on the connected
+ * QP, which fails as the connection does: a request failed there.
+ *
+ * Return: see peer_qps_to_err().
+ */
+int peer_reg_qp_failed(struct mwin_peer *p)
+{
+	return peer_cut_off_qp(p, peer_own_reg_qp(p) ? MWIN_DOWN_REG_QP :
+					MWIN_DOWN_QP_ERROR);
+}
+
 /* Take up to @n slots, as many as are free, one at least: *@taken. */
 static bool peer_ops_take(struct mwin_peer *p, unsigned int n, int *taken)
 {

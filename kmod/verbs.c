@@ -477,7 +477,7 @@ int verbs_chain_end(struct mwin_peer *p, struct completion *done,
 		    enum verbs_end how)
 {
 	if (how == VERBS_FAILED) {
-		peer_cut_off_qp(p, MWIN_DOWN_REG_QP);
+		peer_reg_qp_failed(p);
 		return 0;
 	}
 	if (peer_cut_off(p, MWIN_DOWN_CUT_OFF))

@@ -580,7 +580,9 @@ struct mwin_peer_info {
  * @MWIN_DOWN_REG_QP: a window operation failed on its registration QP, or
  *	the device reported an event there: something was sent to that QP,
  *	which takes nothing from the network. Its QPs were moved to the error
- *	state before the revoking call that found it returned
+ *	state before the revoking call that found it returned. On iWARP,
+ *	whose window operations go on the connected QP, such a failure is
+ *	MWIN_DOWN_QP_ERROR
  * @MWIN_DOWN_HANDSHAKE: it was not established (no RTU) within
  *	auth_timeout_ms of its connect request, or when its handshake ended
  *	(established) the module, the
