@@ -139,6 +139,7 @@ static int mwin_add_one(struct ib_device *ibdev)
 		 dev->transport, dev->fast_reg ? "yes" : "no", dev->max_pages,
 		 mwin_dev_max_window_bytes(dev) >> 20,
 		 dev->atomic ? "yes" : "no");
+	mwin_dev_warn_defects(dev);
 	return 0;
 }
 

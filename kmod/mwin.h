@@ -392,6 +392,8 @@ struct mwin_ucmd {
  *	(siw)
  * @reads_unchecked: an RDMA READ needs no read right of the MR (siw)
  * @transport: "InfiniBand", "RoCE" or "iWARP", for the log
+ * @defect: what the device does that breaks a window's promise and mwin
+ *	cannot mend, for the log; NULL: nothing known
  * @mr_windows: windows by MR index (rkey >> 8), to check remote
  *	invalidations
  * @next_vector: the completion vector the next peer's CQs take, round
@@ -417,6 +419,7 @@ struct mwin_dev {
 	bool inv_any_key;
 	bool reads_unchecked;
 	const char *transport;
+	const char *defect;
 	struct xarray mr_windows;
 	atomic_t next_vector;
 };
@@ -784,6 +787,7 @@ __poll_t mwin_poll(struct file *file, struct poll_table_struct *pt);
 void mwin_dev_set_provider(struct mwin_dev *dev);
 bool mwin_dev_can_grant(const struct mwin_dev *dev, u32 access);
 bool mwin_dev_inv_kills(const struct mwin_dev *dev, u32 live, u32 rkey);
+void mwin_dev_warn_defects(const struct mwin_dev *dev);
 
 /* device.c */
 extern struct ib_client mwin_client;

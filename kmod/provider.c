@@ -17,12 +17,23 @@
  * invalidation of an rkey the module replaced kills the live one. And it
  * answers an RDMA READ through any valid STag of the QP's PD, whatever
  * its rights (siw_qp_tx.c checks the source with none): a window that may
- * be written but not read cannot be had there.
+ * be written but not read cannot be had there. Its transmit path builds a
+ * payload of up to 32 bytes that crosses a page boundary from the wrong
+ * bytes (siw_try_1seg(), Debian 6.1 and 6.12): the second page's part is
+ * copied from a page's start, and, when that part is the longer, the first
+ * page is read past its end. So a short READ across a page boundary of a
+ * window can return bytes outside it: those the page holds before the
+ * window, or those of the page physically after. mwin cannot mend that;
+ * it says so when it adds the device (mwin_dev_warn_defects()).
  *
  * mlx5 (by its source): none of these; its limits are its attributes.
  */
 #include "compat.h"
 #include "mwin.h"
+
+/* siw: the short-READ defect above */
+static const char siw_defect[] =
+	"a READ of <= 32 bytes across pages returns bytes outside its window (siw_try_1seg())";
 
 void mwin_dev_set_provider(struct mwin_dev *dev)
 {
@@ -48,6 +59,7 @@ void mwin_dev_set_provider(struct mwin_dev *dev)
 	case RDMA_DRIVER_SIW:
 		dev->inv_any_key = true;
 		dev->reads_unchecked = true;
+		dev->defect = siw_defect;
 		break;
 	default:
 		break;
@@ -79,4 +91,17 @@ bool mwin_dev_can_grant(const struct mwin_dev *dev, u32 access)
 bool mwin_dev_inv_kills(const struct mwin_dev *dev, u32 live, u32 rkey)
 {
 	return live == rkey || (dev->inv_any_key && live >> 8 == rkey >> 8);
+}
+
+/**
+ * mwin_dev_warn_defects() - log what the device does that mwin cannot mend
+ * @dev: a device being added
+ *
+ * Once per device, so that whoever runs mwin there reads it in the log.
+ */
+void mwin_dev_warn_defects(const struct mwin_dev *dev)
+{
+	if (dev->defect)
+		dev_warn(&dev->ibdev->dev, "mwin: the device's defect: %s\n",
+			 dev->defect);
 }
