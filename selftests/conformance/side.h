@@ -61,6 +61,7 @@ enum {
 	V_DIFF,		/* differs */
 	V_INFO,		/* informational, nothing to compare */
 	V_SETUP,	/* the case could not be set up */
+	V_DEFECT,	/* a named defect of the device, which mwin cannot mend */
 };
 
 struct res {

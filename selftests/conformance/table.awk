@@ -21,6 +21,7 @@ BEGIN {
 	mark["documented"] = "~ "
 	mark["DIFFERS"] = "! "
 	mark["setup-failed"] = "? "
+	mark["device-defect"] = "x "
 }
 
 { sub(/\r$/, "") }
@@ -104,7 +105,7 @@ END {
 		printf "\n" > csv
 	}
 	print "" > md
-	print "Legend: `=` as expected by IB, `~` differs as mwin documents (stricter), `!` differs, `?` could not be set up." > md
+	print "Legend: `=` as expected by IB, `~` differs as mwin documents (stricter), `!` differs, `?` could not be set up, `x` the device's named defect, which mwin cannot mend (conformance.rst)." > md
 	if (siw != "")
 		print "On siw (iWARP) a refused access ends the connection with a TERMINATE: a READ completes flushed, a WRITE completes at the requester once TCP has it; `=` there means nothing was written and the connection ended." > md
 }
