@@ -296,6 +296,9 @@ transport() {
 	drv="software, on ${netdev:-$(cat "$sys/$dev/parent" 2>/dev/null)} ($(awk '/^(rdma_rxe|siw) / { printf "%s", $1 }' /proc/modules) loaded)"
 dmesg | tail -n +"$((klog0 + 1))" | grep -E "mwin|$dev|rxe|siw|mlx5|infiniband|rdma|ib_" |
 	tail -n 200 > "$logs/dmesg.txt"
+# what the device does that mwin cannot mend, as mwin logged it (provider.c)
+defect=$(dmesg | tail -n +"$((klog0 + 1))" |
+	sed -n "s/.*mwin: the device's defect: //p" | head -n 1)
 
 # ---- the report
 # mwbench's summary without the sections of --only's left-outs
@@ -312,7 +315,7 @@ p=$sys/$dev/ports/$ibport
 	cat <<EOF
 # mwin qualification: $dev on $host
 
-Result: **$result**: $npass passed, $nfail failed, $nskip skipped ($(( $(date +%s) - t_start )) s)
+Result: **$result**: $npass passed, $nfail failed, $nskip skipped ($(( $(date +%s) - t_start )) s)$([ -n "$defect" ] && echo "; the device has a defect mwin cannot mend (Device, known defect)")
 
 ## System
 
@@ -339,6 +342,7 @@ $(for n in "${notes[@]}"; do echo "| note | $n |"; done)
 | node GUID | $(f "$sys/$dev/node_guid") |
 | port state | $(f "$p/state"), $(f "$p/phys_state"), $(f "$p/rate") |
 | transport | $(transport) |
+| known defect | ${defect:-none known} |
 | link layer | $(f "$p/link_layer") |
 | MTU | $(ibv_devinfo -d "$dev" -i "$ibport" 2>/dev/null | awk '/active_mtu/ { print $2; exit }') (netdev $(f "/sys/class/net/$netdev/mtu")) |
 | netdev | $netdev, $addr |
