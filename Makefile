@@ -51,9 +51,9 @@ modules:
 # tools, tests and benchmark of this tree, which link LIBS_A.
 PEER_SOVER := 1
 PEER_VERSION := 1.0.0
-LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/print.c
+LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/names.c tools/lib/print.c
 PEER_SRCS := $(wildcard tools/lib/peer/*.c)
-LIB_HDRS := uapi/linux/mwin.h tools/lib/libmwin.h tools/lib/print.h \
+LIB_HDRS := uapi/linux/mwin.h tools/lib/mwin/mwin.h tools/lib/print.h \
 	    tools/lib/mwin/peer.h tools/lib/peer/internal.h
 lib_objs = $(patsubst tools/lib/%.c,$(BUILD)/lib/obj/%.o,$(1))
 LIBMWIN_A := $(BUILD)/lib/libmwin.a
@@ -65,7 +65,7 @@ $(BUILD)/lib/obj/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(PEER_SO): $(call lib_objs,$(PEER_SRCS) tools/lib/libmwin.c) \
+$(PEER_SO): $(call lib_objs,$(PEER_SRCS) tools/lib/names.c) \
 		tools/lib/peer/libmwinpeer.map
 	$(CC) -shared -Wl,-soname,libmwinpeer.so.$(PEER_SOVER) \
 		-Wl,--version-script=tools/lib/peer/libmwinpeer.map -Wl,-z,defs \

@@ -35,7 +35,7 @@
 #else
 #include "kselftest_harness.h"
 #endif
-#include "libmwin.h"
+#include <mwin/mwin.h>
 #include <mwin/peer.h>
 
 /*

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libmwin.h"
+#include <mwin/mwin.h>
 #include <mwin/peer.h>
 
 #define NFUZZ		4

@@ -19,7 +19,7 @@
 #include <rdma/rdma_cma.h>
 #include <mwin/peer.h>
 
-#include "libmwin.h"
+#include <mwin/mwin.h>
 
 #define KiB ((uint64_t)1 << 10)
 #define MiB ((uint64_t)1 << 20)

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libmwin.h"
+#include <mwin/mwin.h>
 #include "print.h"
 
 #define EXIT_FAIL	1	/* the operation failed */

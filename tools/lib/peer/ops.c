@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libmwin.h"
+#include <mwin/mwin.h>
 
 /* ---------------------------------------------------------- operations */
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libmwin.h"
+#include <mwin/mwin.h>
 
 /* ---------------------------------------------------------------- util */
 

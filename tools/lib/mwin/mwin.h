@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * libmwin: thin wrappers over the /dev/mwin ioctls, shared by mwctl and the
- * selftests. Every call returns 0 or a negative errno; sizes are filled in.
+ * <mwin/mwin.h> - libmwin: thin wrappers over the /dev/mwin ioctls, shared
+ * by mwctl and the selftests (the names of the uAPI's values in names.c).
+ * Every call returns 0 or a negative errno; sizes are filled in.
  */
-#ifndef _LIBMWIN_H
-#define _LIBMWIN_H
+#ifndef _MWIN_MWIN_H
+#define _MWIN_MWIN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,4 +81,4 @@ const char *mwin_stat_name(uint32_t stat);
 /* Parse "r", "rw", "rwa"...; returns the bits or -EINVAL. */
 int mwin_access_parse(const char *s);
 
-#endif /* _LIBMWIN_H */
+#endif /* _MWIN_MWIN_H */
