@@ -51,7 +51,8 @@ modules:
 # tools, tests and benchmark of this tree, which link LIBS_A.
 PEER_SOVER := 1
 PEER_VERSION := 1.0.0
-LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/names.c tools/lib/print.c
+LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/names.c tools/lib/events.c \
+	tools/lib/errors.c tools/lib/print.c
 PEER_SRCS := $(wildcard tools/lib/peer/*.c)
 LIB_HDRS := uapi/linux/mwin.h tools/lib/mwin/mwin.h tools/lib/print.h \
 	    tools/lib/mwin/peer.h tools/lib/peer/internal.h

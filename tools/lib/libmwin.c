@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libmwin: thin wrappers over the /dev/mwin ioctls.
+ * libmwin: thin wrappers over the /dev/mwin ioctls (<mwin/mwin.h>).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,11 @@ int mwin_open(void)
 	int fd = open(MWIN_DEV_PATH, O_RDWR | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
+}
+
+int mwin_close(int fd)
+{
+	return close(fd) ? -errno : 0;
 }
 
 int mwin_ioctl(int fd, unsigned long cmd, void *arg)
@@ -34,17 +39,33 @@ int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
 	return mwin_ioctl(fd, MWIN_INFO, info);
 }
 
-static int region_create(int fd, uint64_t length, uint32_t flags,
-			 uint32_t dev_index, uint32_t *id, uint64_t *mmap_offset)
+/*
+ * The ioctl's struct of @opts. The library knows one version of struct
+ * mwin_region_opts; a later one will read the fields an older caller's
+ * @size covers and take 0 for the rest.
+ */
+static int region_cmd(const struct mwin_region_opts *opts,
+		      struct mwin_region_create *cmd)
 {
-	struct mwin_region_create cmd = {
-		.size = sizeof(cmd),
-		.flags = flags,
-		.length = length,
-		.dev_index = dev_index,
+	if (opts->size != sizeof(*opts) || opts->__reserved)
+		return -EINVAL;
+	*cmd = (struct mwin_region_create){
+		.size = sizeof(*cmd),
+		.flags = opts->flags,
+		.length = opts->length,
+		.dev_index = opts->dev_index,
 	};
-	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &cmd);
+	return 0;
+}
 
+int mwin_region_create_opts(int fd, const struct mwin_region_opts *opts,
+			    uint32_t *id, uint64_t *mmap_offset)
+{
+	struct mwin_region_create cmd;
+	int ret = region_cmd(opts, &cmd);
+
+	if (!ret)
+		ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &cmd);
 	if (!ret) {
 		*id = cmd.id;
 		if (mmap_offset)
@@ -56,15 +77,25 @@ static int region_create(int fd, uint64_t length, uint32_t flags,
 int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
 		       uint64_t *mmap_offset)
 {
-	return region_create(fd, length, flags, 0, id, mmap_offset);
+	struct mwin_region_opts o = {
+		.size = sizeof(o), .flags = flags, .length = length,
+	};
+
+	return mwin_region_create_opts(fd, &o, id, mmap_offset);
 }
 
 int mwin_region_create_near(int fd, uint64_t length, uint32_t flags,
 			    uint32_t dev_index, uint32_t *id,
 			    uint64_t *mmap_offset)
 {
-	return region_create(fd, length, flags | MWIN_REGION_NEAR_DEV,
-			     dev_index, id, mmap_offset);
+	struct mwin_region_opts o = {
+		.size = sizeof(o),
+		.flags = flags | MWIN_REGION_NEAR_DEV,
+		.length = length,
+		.dev_index = dev_index,
+	};
+
+	return mwin_region_create_opts(fd, &o, id, mmap_offset);
 }
 
 static int mwin_by_id(int fd, unsigned long cmd, uint32_t id, uint32_t flags)
@@ -141,6 +172,22 @@ int mwin_window_renew(int fd, uint32_t id, uint32_t expires_ms,
 
 	if (!ret && expires_ns)
 		*expires_ns = r.expires_ns;
+	return ret;
+}
+
+int mwin_window_batch(int fd, struct mwin_batch_op *ops, uint32_t count,
+		      uint32_t *failed)
+{
+	struct mwin_window_batch b = {
+		.size = sizeof(b),
+		.count = count,
+		.op_size = sizeof(*ops),
+		.ops = (uintptr_t)ops,
+	};
+	int ret = mwin_ioctl(fd, MWIN_WINDOW_BATCH, &b);
+
+	if (!ret && failed)
+		*failed = b.failed;
 	return ret;
 }
 

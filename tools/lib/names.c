@@ -86,6 +86,21 @@ const char *mwin_stat_name(uint32_t stat)
 	return TABLE_NAME(names, stat);
 }
 
+const char *mwin_event_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[MWIN_EVENT_PEER_UP] = "peer_up",
+		[MWIN_EVENT_PEER_DOWN] = "peer_down",
+		[MWIN_EVENT_GRANT] = "grant",
+		[MWIN_EVENT_REVOKE] = "revoke",
+		[MWIN_EVENT_REMOTE_INVALIDATE] = "remote_invalidate",
+		[MWIN_EVENT_REJECTED_INVALIDATE] = "rejected_invalidate",
+		[MWIN_EVENT_LOST] = "lost",
+	};
+
+	return TABLE_NAME(names, type);
+}
+
 const char *mwin_window_state_name(uint32_t state)
 {
 	switch (state) {

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libmwin: what an error of a call means, mwin_strerror(): the words mwctl
+ * prints, kept here once for mwctl and applications. Each explanation
+ * says what <linux/mwin.h> gives the errno to mean for that call.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mwin/mwin.h>
+
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
+/*
+ * What mwin_strerror() writes: @pre, strerror()'s words when @words,
+ * then @post.
+ */
+struct explanation {
+	enum mwin_call call;
+	int err;
+	const char *pre;
+	bool words;
+	const char *post;
+};
+
+#define SAYS(c, e, text)	{ MWIN_CALL_##c, e, text, false, "" }
+#define HINT(c, e, hint)	{ MWIN_CALL_##c, e, "", true, " (" hint ")" }
+
+/* The call's own explanations come before those of MWIN_CALL_ANY. */
+static const struct explanation explanations[] = {
+	HINT(OPEN, ENOENT, "is the mwin module loaded?"),
+	HINT(OPEN, ENODEV, "is the mwin module loaded?"),
+	HINT(OPEN, ENXIO, "is the mwin module loaded?"),
+	HINT(OPEN, EACCES, "run as root, or as a member of the group a udev rule opens it to"),
+	HINT(OPEN, EPERM, "run as root, or as a member of the group a udev rule opens it to"),
+	/* mwin_events() opens /dev/mwin itself */
+	HINT(EVENTS, ENOENT, "is the mwin module loaded?"),
+	HINT(EVENTS, ENODEV, "is the mwin module loaded?"),
+	HINT(EVENTS, ENXIO, "is the mwin module loaded?"),
+	HINT(EVENTS, EACCES, "run as root, or as a member of the group a udev rule opens it to"),
+	HINT(EVENTS, EMFILE, "your user holds max_monitors monitors already"),
+	{ MWIN_CALL_EVENTS, ENOTTY,
+	  "the loaded mwin module has no event monitor (MWIN_MONITOR: ", true, ")" },
+	{ MWIN_CALL_EVENTS, EINVAL,
+	  "the loaded mwin module has no event monitor (MWIN_MONITOR: ", true, ")" },
+
+	SAYS(REGION_CREATE, ENOSPC, "no room for a region"),
+	SAYS(REGION_CREATE, ENOMEM, "out of memory for a region"),
+	SAYS(REGION_CREATE, ENODEV, "the RDMA device went away"),
+	SAYS(REGION_DESTROY, EBUSY, "the region has windows"),
+	SAYS(REGION_GET, ENOENT, "no such region"),
+	SAYS(REGION_MMAP, ENOENT, "no such region"),
+
+	SAYS(WINDOW_CREATE, ENOENT, "no such region, peer or tenant"),
+	SAYS(WINDOW_CREATE, ENOTCONN, "the peer is gone, or the tenant has no connection that proved its key"),
+	SAYS(WINDOW_CREATE, EDQUOT, "the tenant has its max-windows windows or its max-bytes bytes bound"),
+	SAYS(WINDOW_CREATE, EPERM, "the tenant is not yours (its owner and CAP_SYS_ADMIN grant to it)"),
+	SAYS(WINDOW_CREATE, EBUSY, "the window overlaps another window of the region"),
+	SAYS(WINDOW_CREATE, E2BIG, "window larger than the grantee's device can map"),
+	SAYS(WINDOW_CREATE, ERANGE, "the range leaves the region"),
+	SAYS(WINDOW_CREATE, ENOSPC, "window limit reached"),
+	SAYS(WINDOW_CREATE, ENOMEM, "out of memory"),
+	SAYS(WINDOW_CREATE, ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
+	SAYS(WINDOW_REBIND, ENOENT, "no such window, peer or tenant"),
+	SAYS(WINDOW_REBIND, ENOTCONN, "the peer is gone, or the tenant has no connection that proved its key"),
+	SAYS(WINDOW_REBIND, EDQUOT, "the tenant has its max-windows windows or its max-bytes bytes bound"),
+	SAYS(WINDOW_REBIND, EPERM, "the tenant is not yours (its owner and CAP_SYS_ADMIN grant to it)"),
+	SAYS(WINDOW_REBIND, EBUSY, "the window overlaps another window of the region"),
+	SAYS(WINDOW_REBIND, E2BIG, "window larger than the grantee's device can map"),
+	SAYS(WINDOW_REBIND, ERANGE, "the range leaves the region"),
+	SAYS(WINDOW_REBIND, ENOMEM, "out of memory"),
+	SAYS(WINDOW_REBIND, ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
+	SAYS(WINDOW_INVALIDATE, ENOTCONN, "its peer is gone"),
+	SAYS(WINDOW_RENEW, ETIME, "its lease ran out; rebind it for a new grant"),
+	SAYS(WINDOW_RENEW, ESTALE, "no live grant (invalidated, handed back or unbound)"),
+	SAYS(WINDOW_RENEW, EIO, "the window is broken: it can only be destroyed"),
+
+	SAYS(TENANT_CREATE, EEXIST, "a tenant of that name exists"),
+	SAYS(TENANT_CREATE, ENOSPC, "tenant limit reached (" STR(MWIN_TENANT_MAX) " tenants)"),
+
+	HINT(ANY, EPERM, "needs CAP_SYS_ADMIN"),
+	SAYS(ANY, ENOTTY, "the loaded mwin module does not know this command (ABI "
+	     STR(MWIN_ABI_VERSION) " expected)"),
+};
+
+static const struct explanation *find(enum mwin_call call, int err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(explanations) / sizeof(explanations[0]); i++)
+		if (explanations[i].call == call && explanations[i].err == err)
+			return &explanations[i];
+	return NULL;
+}
+
+const char *mwin_strerror(enum mwin_call call, int err)
+{
+	static __thread char buf[256];
+	const struct explanation *e;
+
+	if (err < 0)
+		err = -err;
+	e = find(call, err);
+	if (!e)
+		e = find(MWIN_CALL_ANY, err);
+	if (!e)
+		return strerror(err);
+	snprintf(buf, sizeof(buf), "%s%s%s", e->pre, e->words ? strerror(err) : "",
+		 e->post);
+	return buf;
+}
