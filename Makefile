@@ -32,7 +32,8 @@ VM_KVDIR = $(BUILD)/vm/k/$(1)/usr/src/linux-headers-$(1)
 
 .PHONY: all modules tools selftests clean install uninstall check demo deps \
 	vm-modules help lint compat-check dkms-check dkms-install man \
-	install-peer uninstall-peer host-snapshot peerlib examples
+	install-peer uninstall-peer install-lib uninstall-lib host-snapshot \
+	peerlib lib examples
 
 all: modules
 
@@ -44,20 +45,27 @@ modules:
 
 # ---- tools ---------------------------------------------------------------
 
-# The tools' libraries, each built once: libmwin.a (the ioctl wrappers and
-# mwctl's printing) and libmwinpeer (tools/lib/peer, <mwin/peer.h>), a
-# shared library with a soname and versioned symbols for applications (the
-# ioctl wrappers' names tables linked in) and a static archive for the
-# tools, tests and benchmark of this tree, which link LIBS_A.
+# The tools' libraries, each built once. libmwin (the ioctl wrappers,
+# <mwin/mwin.h>) and libmwinpeer (tools/lib/peer, <mwin/peer.h>) are
+# shared libraries with a soname and versioned symbols for applications
+# (libmwinpeer with libmwin's names tables linked in), and static archives
+# for the tests and benchmark of this tree, which link LIBS_A (libmwin.a
+# holds mwctl's printer too). mwctl links libmwin.so and the printer
+# alone (libmwprint.a), as an application would: nothing private.
 PEER_SOVER := 1
 PEER_VERSION := 1.0.0
+LIBMWIN_SOVER := 1
+LIBMWIN_VERSION := 1.0.0
 LIBMWIN_SRCS := tools/lib/libmwin.c tools/lib/names.c tools/lib/events.c \
-	tools/lib/errors.c tools/lib/print.c
+	tools/lib/errors.c
+PRINT_SRCS := tools/lib/print.c
 PEER_SRCS := $(wildcard tools/lib/peer/*.c)
 LIB_HDRS := uapi/linux/mwin.h tools/lib/mwin/mwin.h tools/lib/print.h \
 	    tools/lib/mwin/peer.h tools/lib/peer/internal.h
 lib_objs = $(patsubst tools/lib/%.c,$(BUILD)/lib/obj/%.o,$(1))
 LIBMWIN_A := $(BUILD)/lib/libmwin.a
+LIBMWIN_SO := $(BUILD)/lib/libmwin.so.$(LIBMWIN_VERSION)
+PRINT_A := $(BUILD)/lib/libmwprint.a
 PEER_A := $(BUILD)/lib/libmwinpeer.a
 PEER_SO := $(BUILD)/lib/libmwinpeer.so.$(PEER_VERSION)
 LIBS_A := $(PEER_A) $(LIBMWIN_A)
@@ -78,11 +86,23 @@ $(PEER_A): $(call lib_objs,$(PEER_SRCS))
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBMWIN_A): $(call lib_objs,$(LIBMWIN_SRCS))
+$(LIBMWIN_SO): $(call lib_objs,$(LIBMWIN_SRCS)) tools/lib/libmwin.map
+	$(CC) -shared -Wl,-soname,libmwin.so.$(LIBMWIN_SOVER) \
+		-Wl,--version-script=tools/lib/libmwin.map -Wl,-z,defs \
+		-o $@ $(filter %.o,$^)
+	ln -sf $(@F) $(@D)/libmwin.so.$(LIBMWIN_SOVER)
+	ln -sf libmwin.so.$(LIBMWIN_SOVER) $(@D)/libmwin.so
+
+$(LIBMWIN_A): $(call lib_objs,$(LIBMWIN_SRCS) $(PRINT_SRCS))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PRINT_A): $(call lib_objs,$(PRINT_SRCS))
 	rm -f $@
 	$(AR) rcs $@ $^
 
 peerlib: $(PEER_SO) $(LIBS_A)
+lib: $(LIBMWIN_SO) $(LIBMWIN_A)
 
 # The examples link the shared library, as an application would.
 EXAMPLES := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
@@ -98,11 +118,15 @@ $(BUILD)/tools/mwpeer: $(wildcard tools/mwpeer/*.c tools/mwpeer/*.h) $(LIBS_A)
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_A) $(RDMA_LIBS)
 
-$(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) $(LIBMWIN_A)
+# mwctl finds libmwin.so.1 beside it in the tree (build/lib) and once
+# installed ($(PREFIX)/lib).
+$(BUILD)/tools/mwctl: $(wildcard tools/mwctl/*.c tools/mwctl/*.h) $(LIBMWIN_SO) \
+		$(PRINT_A)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(LIBMWIN_A)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(filter %.c,$^) $(PRINT_A) \
+		-L$(BUILD)/lib -lmwin -Wl,-rpath,'$$ORIGIN/../lib'
 
-tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl peerlib examples
+tools: $(BUILD)/tools/mwpeer $(BUILD)/tools/mwctl peerlib lib examples
 
 # ---- selftests -----------------------------------------------------------
 
