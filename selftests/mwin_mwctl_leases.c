@@ -323,7 +323,7 @@ TEST_F(mw, renew_errors)
 	RUN(&self->r, "window invalidate %u", w);
 	ASSERT_OK(&self->r);
 	RUN(&self->r, "window renew %u expires 1s", w);
-	EXPECT_ERR(&self->r, 1, "mwctl: window %u has no live grant (invalidated, handed back or unbound)",
+	EXPECT_ERR(&self->r, 1, "mwctl: window %u: no live grant (invalidated, handed back or unbound)",
 		   w);
 	EXPECT_EQ(MWIN_WINDOW_INVALIDATED, test_window_state(self->fd, w));
 

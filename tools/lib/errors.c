@@ -28,6 +28,9 @@ struct explanation {
 
 #define SAYS(c, e, text)	{ MWIN_CALL_##c, e, text, false, "" }
 #define HINT(c, e, hint)	{ MWIN_CALL_##c, e, "", true, " (" hint ")" }
+/* mwin_events() opens /dev/mwin itself: say that its opening failed */
+#define OPENING(e, hint) \
+	{ MWIN_CALL_EVENTS, e, "cannot open " MWIN_DEV_PATH ": ", true, " (" hint ")" }
 
 /* The call's own explanations come before those of MWIN_CALL_ANY. */
 static const struct explanation explanations[] = {
@@ -36,11 +39,10 @@ static const struct explanation explanations[] = {
 	HINT(OPEN, ENXIO, "is the mwin module loaded?"),
 	HINT(OPEN, EACCES, "run as root, or as a member of the group a udev rule opens it to"),
 	HINT(OPEN, EPERM, "run as root, or as a member of the group a udev rule opens it to"),
-	/* mwin_events() opens /dev/mwin itself */
-	HINT(EVENTS, ENOENT, "is the mwin module loaded?"),
-	HINT(EVENTS, ENODEV, "is the mwin module loaded?"),
-	HINT(EVENTS, ENXIO, "is the mwin module loaded?"),
-	HINT(EVENTS, EACCES, "run as root, or as a member of the group a udev rule opens it to"),
+	OPENING(ENOENT, "is the mwin module loaded?"),
+	OPENING(ENODEV, "is the mwin module loaded?"),
+	OPENING(ENXIO, "is the mwin module loaded?"),
+	OPENING(EACCES, "run as root, or as a member of the group a udev rule opens it to"),
 	HINT(EVENTS, EMFILE, "your user holds max_monitors monitors already"),
 	{ MWIN_CALL_EVENTS, ENOTTY,
 	  "the loaded mwin module has no event monitor (MWIN_MONITOR: ", true, ")" },
@@ -76,7 +78,7 @@ static const struct explanation explanations[] = {
 	SAYS(WINDOW_INVALIDATE, ENOTCONN, "its peer is gone"),
 	SAYS(WINDOW_RENEW, ETIME, "its lease ran out; rebind it for a new grant"),
 	SAYS(WINDOW_RENEW, ESTALE, "no live grant (invalidated, handed back or unbound)"),
-	SAYS(WINDOW_RENEW, EIO, "the window is broken: it can only be destroyed"),
+	SAYS(WINDOW_RENEW, EIO, "it is broken: it can only be destroyed"),
 
 	SAYS(TENANT_CREATE, EEXIST, "a tenant of that name exists"),
 	SAYS(TENANT_CREATE, ENOSPC, "tenant limit reached (" STR(MWIN_TENANT_MAX) " tenants)"),

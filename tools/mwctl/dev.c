@@ -36,10 +36,9 @@ static struct mwin_dev_info *get_info(struct mw *mw, struct mwin_info *info,
 		if (!devs)
 			die("out of memory");
 		ret = mwin_info(mw->fd, info, devs, cap);
-		if (ret) {
-			common_errors(ret, "dev show");
-			die("cannot read module info: %s", strerror(-ret));
-		}
+		if (ret)
+			die("cannot read module info: %s",
+			    mwin_strerror(MWIN_CALL_INFO, ret));
 		if (info->nr_devs <= cap)
 			break;
 		cap = info->nr_devs + 4;
@@ -162,8 +161,8 @@ static int dev_show(struct mw *mw)
 int cmd_dev(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", dev_show },
-		{ "help", usage_dev },
+		{ "show", dev_show, MWIN_CALL_INFO },
+		{ "help", usage_dev, MWIN_CALL_ANY },
 		{ 0 },
 	};
 

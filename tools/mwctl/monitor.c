@@ -27,27 +27,6 @@ static int usage_monitor(struct mw *mw)
 	return 0;
 }
 
-static const char *event_name(uint32_t type)
-{
-	switch (type) {
-	case MWIN_EVENT_PEER_UP:
-		return "peer_up";
-	case MWIN_EVENT_PEER_DOWN:
-		return "peer_down";
-	case MWIN_EVENT_GRANT:
-		return "grant";
-	case MWIN_EVENT_REVOKE:
-		return "revoke";
-	case MWIN_EVENT_REMOTE_INVALIDATE:
-		return "remote_invalidate";
-	case MWIN_EVENT_REJECTED_INVALIDATE:
-		return "rejected_invalidate";
-	case MWIN_EVENT_LOST:
-		return "lost";
-	}
-	return "unknown";
-}
-
 /* peer_down: the peer, and why it went (0: an older module did not say) */
 static void print_down(const struct mwin_event *ev)
 {
@@ -79,7 +58,7 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 {
 	pr_doc_begin();
 	pr_label("");
-	pr_str(PR_ANY, "event", event_name(ev->type));
+	pr_str(PR_ANY, "event", mwin_event_name(ev->type));
 	switch (ev->type) {
 	case MWIN_EVENT_PEER_UP:
 		pr_uint(PR_ANY, "peer", ev->peer);
@@ -116,42 +95,18 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 		die("cannot write events: %s", strerror(errno));
 }
 
-/* print the records in @buf (@n bytes) */
-static void print_events(struct mw *mw, const uint8_t *buf, size_t n)
+/*
+ * The monitor, on a file of its own; non-blocking, so that each wake-up
+ * prints what is queued and no more.
+ */
+static int start_monitor(void)
 {
-	/* an older module's records are shorter: take what they have */
-	const size_t min = offsetof(struct mwin_event, reason) + sizeof(uint32_t);
+	int efd = mwin_events();
 
-	while (n) {
-		struct mwin_event ev = { 0 };
-		uint32_t size;
-
-		if (n < sizeof(size))
-			die("bad event record: %zu stray bytes", n);
-		memcpy(&size, buf, sizeof(size));
-		if (size < min || size > n)
-			die("bad event record of %u bytes", size);
-		memcpy(&ev, buf, size < sizeof(ev) ? size : sizeof(ev));
-		print_event(mw, &ev);
-		buf += size;
-		n -= size;
-	}
-}
-
-static void start_monitor(struct mw *mw)
-{
-	struct mwin_monitor mon = { .size = sizeof(mon) };
-	int ret;
-
-	mw_open(mw);
-	ret = mwin_ioctl(mw->fd, MWIN_MONITOR, &mon);
-	if (ret == -ENOTTY || ret == -EINVAL)
-		die("the loaded mwin module has no event monitor (MWIN_MONITOR: %s)",
-		    strerror(-ret));
-	if (ret) {
-		common_errors(ret, "monitor");
-		die("monitor: %s", strerror(-ret));
-	}
+	if (efd < 0)
+		die("monitor: %s", mwin_strerror(MWIN_CALL_EVENTS, efd));
+	fcntl(efd, F_SETFL, fcntl(efd, F_GETFL) | O_NONBLOCK);
+	return efd;
 }
 
 /* SIGINT and SIGTERM, as a file to poll beside the events */
@@ -170,36 +125,28 @@ static int stop_signals(void)
 	return sfd;
 }
 
-/*
- * Print the events that can be read now; with @drain (the file is then
- * non-blocking) all that are queued.
- */
-static void read_events(struct mw *mw, bool drain)
+/* Print the events queued on @efd. */
+static void read_events(struct mw *mw, int efd)
 {
-	uint8_t buf[64 * sizeof(struct mwin_event)];
+	struct mwin_event ev;
+	int ret;
 
-	for (;;) {
-		ssize_t n = read(mw->fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
+	while ((ret = mwin_next_event(efd, &ev)) != -EAGAIN) {
+		if (ret == -EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n < 0)
-			die("reading events: %s", strerror(errno));
-		print_events(mw, buf, (size_t)n);
-		if (!drain || !n)
-			break;
+		if (ret)
+			die("reading events: %s", strerror(-ret));
+		print_event(mw, &ev);
 	}
 }
 
 enum wake { WAKE_NONE, WAKE_EVENTS, WAKE_STOP };
 
-/* Wait for events or a signal to stop. */
-static enum wake wait_events(struct mw *mw, int sfd)
+/* Wait for events on @efd or a signal to stop. */
+static enum wake wait_events(int efd, int sfd)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = mw->fd, .events = POLLIN },
+		{ .fd = efd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
 	};
 
@@ -208,11 +155,9 @@ static enum wake wait_events(struct mw *mw, int sfd)
 			return WAKE_NONE;
 		die("poll: %s", strerror(errno));
 	}
-	if (pfd[1].revents & POLLIN) {
-		/* print what is queued, then stop */
-		fcntl(mw->fd, F_SETFL, fcntl(mw->fd, F_GETFL) | O_NONBLOCK);
+	/* print what is queued, then stop */
+	if (pfd[1].revents & POLLIN)
 		return WAKE_STOP;
-	}
 	if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 		die("the event stream of %s failed", MWIN_DEV_PATH);
 	return (pfd[0].revents & POLLIN) ? WAKE_EVENTS : WAKE_NONE;
@@ -221,7 +166,7 @@ static enum wake wait_events(struct mw *mw, int sfd)
 int cmd_monitor(struct mw *mw)
 {
 	enum wake wake = WAKE_NONE;
-	int sfd;
+	int efd, sfd;
 
 	mw->obj = "monitor";
 	mw->cmd = "";
@@ -231,17 +176,18 @@ int cmd_monitor(struct mw *mw)
 	if (mw->argc)
 		usage_err("unexpected argument '%s' for monitor (try 'mwctl monitor help')",
 			  mw->argv[0]);
-	start_monitor(mw);
+	efd = start_monitor();
 	sfd = stop_signals();
 	signal(SIGPIPE, SIG_IGN);
 
 	/* events go out as they come: one line (one JSON document) each */
 	pr_init(stdout, mw->json, mw->pretty, false);
 	while (wake != WAKE_STOP) {
-		wake = wait_events(mw, sfd);
+		wake = wait_events(efd, sfd);
 		if (wake != WAKE_NONE)
-			read_events(mw, wake == WAKE_STOP);
+			read_events(mw, efd);
 	}
 	close(sfd);
+	mwin_close(efd);
 	return 0;
 }

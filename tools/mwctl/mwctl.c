@@ -90,14 +90,14 @@ static void parse_opts(struct mw *mw, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "help", usage_top },
-		{ "dev", cmd_dev },
-		{ "peer", cmd_peer },
-		{ "region", cmd_region },
-		{ "window", cmd_window },
-		{ "tenant", cmd_tenant },
-		{ "stats", cmd_stats },
-		{ "monitor", cmd_monitor },
+		{ "help", usage_top, MWIN_CALL_ANY },
+		{ "dev", cmd_dev, MWIN_CALL_ANY },
+		{ "peer", cmd_peer, MWIN_CALL_ANY },
+		{ "region", cmd_region, MWIN_CALL_ANY },
+		{ "window", cmd_window, MWIN_CALL_ANY },
+		{ "tenant", cmd_tenant, MWIN_CALL_ANY },
+		{ "stats", cmd_stats, MWIN_CALL_ANY },
+		{ "monitor", cmd_monitor, MWIN_CALL_ANY },
 		{ 0 },
 	};
 	struct mw mw = { .fd = -1, .usage = usage_top };

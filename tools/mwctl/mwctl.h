@@ -10,6 +10,12 @@
  * first one runs when none is given) and a cmd_OBJECT() that hands both to
  * mw_object(). Listing objects go through struct mw_object, so that every
  * "OBJECT show [ID]" is the same parse, get, print.
+ *
+ * mwctl is an application of libmwin: it calls <mwin/mwin.h> (libmwin.so.1)
+ * and nothing else of the tree but the printer (print.h, libmwprint.a).
+ * Each command names the library call it makes, so that a failure is
+ * explained in the library's words (mwin_strerror()); mwctl adds the ids
+ * and figures it looks up.
  */
 #ifndef _MWCTL_H
 #define _MWCTL_H
@@ -33,12 +39,14 @@ struct mw {
 	bool details;
 	const char *obj;		/* "window", ... for messages */
 	const char *cmd;		/* "create", ... */
+	enum mwin_call call;		/* what cmd calls, for mwin_strerror() */
 	int (*usage)(struct mw *mw);	/* usage of the current object */
 };
 
 struct mw_cmd {
 	const char *name;
 	int (*func)(struct mw *mw);
+	enum mwin_call call;	/* the library call whose errors it explains */
 };
 
 /* ---------------------------------------------------------------- objects */
@@ -109,11 +117,12 @@ int mw_object(struct mw *mw, const char *obj, int (*usage)(struct mw *mw),
 	      const struct mw_cmd *cmds);
 
 void mw_open(struct mw *mw);
-/* Exit on the failures any command may see (EPERM, ENOTTY). */
-void common_errors(int err, const char *what);
-/* Exit: "OBJ CMD: error". */
+/* Exit: "OBJ CMD: error", as mwin_strerror() explains it for the call. */
 void __attribute__((noreturn)) cmd_failed(struct mw *mw, int err);
-/* Exit: "no OBJ ID", or "OBJ CMD ID: error". */
+/*
+ * Exit: "no OBJ ID", or "OBJ CMD ID: error" (but "OBJ CMD: error" for the
+ * errors of any call, EPERM and ENOTTY).
+ */
 void __attribute__((noreturn)) id_failed(struct mw *mw, int err, uint32_t id);
 
 /* The object of a GET ioctl; each struct starts with size, flags, id. */

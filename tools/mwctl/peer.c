@@ -135,10 +135,10 @@ static int peer_disconnect(struct mw *mw)
 int cmd_peer(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", peer_show },
-		{ "gone", peer_gone },
-		{ "disconnect", peer_disconnect },
-		{ "help", usage_peer },
+		{ "show", peer_show, MWIN_CALL_PEER_GET },
+		{ "gone", peer_gone, MWIN_CALL_PEER_GET },
+		{ "disconnect", peer_disconnect, MWIN_CALL_PEER_DISCONNECT },
+		{ "help", usage_peer, MWIN_CALL_ANY },
 		{ 0 },
 	};
 

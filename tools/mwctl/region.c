@@ -75,16 +75,13 @@ create_failed(struct mw *mw, int err, uint64_t size)
 	if (err == -ENOSPC && !mwin_info(mw->fd, &info, NULL, 0)) {
 		char b[32], c[32];
 
-		die("no room for a region of %s: regions hold %s of %s (module parameter max_region_mb)",
-		    a, human(info.region_bytes, b, sizeof(b)),
+		die("%s of %s: regions hold %s of %s (module parameter max_region_mb)",
+		    mwin_strerror(mw->call, err), a,
+		    human(info.region_bytes, b, sizeof(b)),
 		    human(info.max_region_bytes, c, sizeof(c)));
 	}
-	if (err == -ENOSPC)
-		die("no room for a region of %s", a);
-	if (err == -ENOMEM)
-		die("out of memory for a region of %s", a);
-	if (err == -ENODEV)
-		die("the RDMA device went away");
+	if (err == -ENOSPC || err == -ENOMEM)
+		die("%s of %s", mwin_strerror(mw->call, err), a);
 	cmd_failed(mw, err);
 }
 
@@ -357,12 +354,12 @@ static int region_read(struct mw *mw)
 int cmd_region(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", region_show },
-		{ "create", region_create },
-		{ "destroy", region_destroy },
-		{ "write", region_write },
-		{ "read", region_read },
-		{ "help", usage_region },
+		{ "show", region_show, MWIN_CALL_REGION_GET },
+		{ "create", region_create, MWIN_CALL_REGION_CREATE },
+		{ "destroy", region_destroy, MWIN_CALL_REGION_DESTROY },
+		{ "write", region_write, MWIN_CALL_REGION_MMAP },
+		{ "read", region_read, MWIN_CALL_REGION_MMAP },
+		{ "help", usage_region, MWIN_CALL_ANY },
 		{ 0 },
 	};
 

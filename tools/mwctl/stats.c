@@ -141,8 +141,8 @@ static bool is_stats_command(const char *arg)
 int cmd_stats(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", stats_show },
-		{ "help", usage_stats },
+		{ "show", stats_show, MWIN_CALL_STATS },
+		{ "help", usage_stats, MWIN_CALL_ANY },
 		{ 0 },
 	};
 
@@ -150,6 +150,7 @@ int cmd_stats(struct mw *mw)
 	if (mw->argc && !is_stats_command(mw->argv[0])) {
 		mw->obj = "stats";
 		mw->cmd = "show";
+		mw->call = MWIN_CALL_STATS;
 		mw->usage = usage_stats;
 		return stats_show(mw);
 	}

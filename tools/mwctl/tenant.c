@@ -513,7 +513,7 @@ tenant_failed(struct mw *mw, int err, const char *name,
 	case -ENOENT:
 		die("no tenant %s", name);
 	case -ENOSPC:
-		die("tenant limit reached (%d tenants)", MWIN_TENANT_MAX);
+		die("%s", mwin_strerror(MWIN_CALL_TENANT_CREATE, err));
 	case -EINVAL:
 		if (t->max_conns && !mwin_info(mw->fd, &info, NULL, 0) &&
 		    t->max_conns > info.max_peers)
@@ -629,11 +629,11 @@ static int tenant_destroy(struct mw *mw)
 int cmd_tenant(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", tenant_show },
-		{ "create", tenant_create },
-		{ "set", tenant_set },
-		{ "destroy", tenant_destroy },
-		{ "help", usage_tenant },
+		{ "show", tenant_show, MWIN_CALL_TENANT_GET },
+		{ "create", tenant_create, MWIN_CALL_TENANT_CREATE },
+		{ "set", tenant_set, MWIN_CALL_TENANT_SET },
+		{ "destroy", tenant_destroy, MWIN_CALL_TENANT_DESTROY },
+		{ "help", usage_tenant, MWIN_CALL_ANY },
 		{ 0 },
 	};
 

@@ -170,6 +170,7 @@ int mw_exec(struct mw *mw, const struct mw_cmd *cmds)
 		names[n] = cmds[n].name;
 	/* messages name the command in full, however it was abbreviated */
 	mw->cmd = cmds[0].name;
+	mw->call = cmds[0].call;
 	if (!mw->argc)
 		return cmds[0].func(mw);
 	if (is_help(mw->argv[0]))
@@ -179,6 +180,7 @@ int mw_exec(struct mw *mw, const struct mw_cmd *cmds)
 	i = match_name(mw->argv[0], names, n, mw->obj ? "command" : "object",
 		       mw->obj, hint);
 	mw->cmd = cmds[i].name;
+	mw->call = cmds[i].call;
 	mw->argc--;
 	mw->argv++;
 	return cmds[i].func(mw);
@@ -201,44 +203,25 @@ void mw_open(struct mw *mw)
 	if (mw->fd >= 0)
 		return;
 	fd = mwin_open();
-	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO)
-		die("cannot open %s: %s (is the mwin module loaded?)",
-		    MWIN_DEV_PATH, strerror(-fd));
-	if (fd == -EACCES || fd == -EPERM)
-		die("cannot open %s: %s (run as root, or as a member of the group a udev rule opens it to)",
-		    MWIN_DEV_PATH, strerror(-fd));
 	if (fd < 0)
-		die("cannot open %s: %s", MWIN_DEV_PATH, strerror(-fd));
+		die("cannot open %s: %s", MWIN_DEV_PATH,
+		    mwin_strerror(MWIN_CALL_OPEN, fd));
 	mw->fd = fd;
-}
-
-void common_errors(int err, const char *what)
-{
-	if (err == -EPERM)
-		die("%s: %s (needs CAP_SYS_ADMIN)", what, strerror(-err));
-	if (err == -ENOTTY)
-		die("%s: the loaded mwin module does not know this command (ABI %u expected)",
-		    what, (unsigned int)MWIN_ABI_VERSION);
 }
 
 void cmd_failed(struct mw *mw, int err)
 {
-	char what[64];
-
-	snprintf(what, sizeof(what), "%s %s", mw->obj, mw->cmd);
-	common_errors(err, what);
-	die("%s: %s", what, strerror(-err));
+	die("%s %s: %s", mw->obj, mw->cmd, mwin_strerror(mw->call, err));
 }
 
 void id_failed(struct mw *mw, int err, uint32_t id)
 {
-	char what[64];
-
 	if (err == -ENOENT)
 		die("no %s %u", mw->obj, id);
-	snprintf(what, sizeof(what), "%s %s", mw->obj, mw->cmd);
-	common_errors(err, what);
-	die("%s %u: %s", what, id, strerror(-err));
+	/* the errors of any call say what they say without the id */
+	if (err == -EPERM || err == -ENOTTY)
+		cmd_failed(mw, err);
+	die("%s %s %u: %s", mw->obj, mw->cmd, id, mwin_strerror(mw->call, err));
 }
 
 /* ---------------------------------------------------------------- show */

@@ -398,7 +398,7 @@ bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
 	case -E2BIG:
 		if (have_dev)
 			too_big(b, &d, dev);
-		die("window larger than the grantee's device can map; use a smaller len");
+		die("%s; use a smaller len", mwin_strerror(mw->call, err));
 	case -ERANGE:
 		if (!mwin_region_get(mw->fd, region, 0, &r))
 			die("offset %" PRIu64 " len %" PRIu64 " leaves region %u (%" PRIu64 " bytes)",
@@ -416,9 +416,10 @@ bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
 		die("%s cannot map this window: %s", dev, strerror(-err));
 	case -ENOSPC:
 		if (!mwin_info(mw->fd, &info, NULL, 0))
-			die("window limit reached (%u of max_windows %u)",
-			    info.nr_windows, info.max_windows);
-		die("window limit reached");
+			die("%s (%u of max_windows %u)",
+			    mwin_strerror(mw->call, err), info.nr_windows,
+			    info.max_windows);
+		die("%s", mwin_strerror(mw->call, err));
 	case -EIO:
 		if (id && !mwin_window_get(mw->fd, id, 0, &w))
 			die("%s failed in the device (%s); window %u is now %s and its peer is being torn down",
@@ -428,8 +429,6 @@ bind_failed(struct mw *mw, int err, uint32_t id, uint32_t region,
 	case -ETIMEDOUT:
 		die("%s: %s did not answer in time; the window is broken and its peer is being torn down",
 		    what, dev);
-	case -ENOMEM:
-		die("%s: out of memory", what);
 	}
 	cmd_failed(mw, err);
 }
@@ -537,13 +536,8 @@ static int window_rebind(struct mw *mw)
 static void __attribute__((noreturn))
 renew_failed(struct mw *mw, int err, uint32_t id)
 {
-	if (err == -ETIME)
-		die("window %u: its lease ran out; rebind it for a new grant", id);
-	if (err == -ESTALE)
-		die("window %u has no live grant (invalidated, handed back or unbound)",
-		    id);
-	if (err == -EIO)
-		die("window %u is broken: it can only be destroyed", id);
+	if (err == -ETIME || err == -ESTALE || err == -EIO)
+		die("window %u: %s", id, mwin_strerror(mw->call, err));
 	id_failed(mw, err, id);
 }
 
@@ -646,13 +640,13 @@ static int window_destroy(struct mw *mw)
 int cmd_window(struct mw *mw)
 {
 	static const struct mw_cmd cmds[] = {
-		{ "show", window_show },
-		{ "create", window_create },
-		{ "rebind", window_rebind },
-		{ "renew", window_renew },
-		{ "invalidate", window_invalidate },
-		{ "destroy", window_destroy },
-		{ "help", usage_window },
+		{ "show", window_show, MWIN_CALL_WINDOW_GET },
+		{ "create", window_create, MWIN_CALL_WINDOW_CREATE },
+		{ "rebind", window_rebind, MWIN_CALL_WINDOW_REBIND },
+		{ "renew", window_renew, MWIN_CALL_WINDOW_RENEW },
+		{ "invalidate", window_invalidate, MWIN_CALL_WINDOW_INVALIDATE },
+		{ "destroy", window_destroy, MWIN_CALL_WINDOW_DESTROY },
+		{ "help", usage_window, MWIN_CALL_ANY },
 		{ 0 },
 	};
 
