@@ -336,9 +336,31 @@ dkms-check: deps
 # ---- install -------------------------------------------------------------
 
 MWIN_GROUP ?= rdma
-MAN_PAGES := $(BUILD)/man/mwctl.8 $(BUILD)/man/mwpeer.1 $(BUILD)/man/libmwinpeer.3
+# libmwin's pages: libmwin(3), and one per call family in
+# Documentation/libmwin/, each function a link to its family's page.
+LIB_MAN3 := libmwin mwin_region mwin_window mwin_tenant mwin_peer mwin_stats \
+	mwin_events
+LIB_MAN3_libmwin := mwin_open mwin_close mwin_ioctl mwin_strerror
+LIB_MAN3_mwin_region := mwin_region_create mwin_region_create_opts \
+	mwin_region_create_near mwin_region_destroy mwin_region_get mwin_region_mmap
+LIB_MAN3_mwin_window := mwin_window_create mwin_window_rebind \
+	mwin_window_invalidate mwin_window_destroy mwin_window_renew \
+	mwin_window_get mwin_window_batch
+LIB_MAN3_mwin_tenant := mwin_tenant_create mwin_tenant_set mwin_tenant_get \
+	mwin_tenant_find mwin_tenant_destroy
+LIB_MAN3_mwin_peer := mwin_peer_get mwin_peer_disconnect
+LIB_MAN3_mwin_stats := mwin_info
+LIB_MAN3_mwin_events := mwin_next_event mwin_event_name
+LIB_MAN3_LINKS := $(foreach p,$(LIB_MAN3),$(LIB_MAN3_$(p)))
+LIB_MAN_PAGES := $(patsubst %,$(BUILD)/man/%.3,$(LIB_MAN3))
+MAN_PAGES := $(BUILD)/man/mwctl.8 $(BUILD)/man/mwpeer.1 $(BUILD)/man/libmwinpeer.3 \
+	$(LIB_MAN_PAGES)
 
 $(BUILD)/man/%.8 $(BUILD)/man/%.1 $(BUILD)/man/%.3: Documentation/%.rst
+	@mkdir -p $(@D)
+	rst2man $< > $@
+
+$(BUILD)/man/%.3: Documentation/libmwin/%.rst
 	@mkdir -p $(@D)
 	rst2man $< > $@
 
@@ -379,9 +401,45 @@ install-peer: $(BUILD)/tools/mwpeer $(BUILD)/man/mwpeer.1 $(PEER_SO) \
 	install -D -m 0644 tools/lib/python/mwinpeer.py $(DESTDIR)$(PYTHON_SITE)/mwinpeer.py
 	test -n "$(DESTDIR)" || ldconfig
 
+# <linux/mwin.h> is libmwin's as well as libmwinpeer's: the one removed
+# last takes it along.
 uninstall-peer:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(PEER_INSTALLED)) \
-		$(DESTDIR)$(PYTHON_SITE)/mwinpeer.py
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(filter-out include/linux/mwin.h, \
+		$(PEER_INSTALLED))) $(DESTDIR)$(PYTHON_SITE)/mwinpeer.py
+	test -e $(DESTDIR)$(PREFIX)/include/mwin/mwin.h || \
+		rm -f $(DESTDIR)$(PREFIX)/include/linux/mwin.h
+	test -n "$(DESTDIR)" || ldconfig
+
+# A host whose applications use the module, no kernel headers: libmwin
+# (library, <mwin/mwin.h> and the <linux/mwin.h> it includes, pkg-config
+# file, man pages, Python module). ldconfig only for the live system.
+LIB_INSTALLED := lib/libmwin.so.$(LIBMWIN_VERSION) lib/libmwin.so.$(LIBMWIN_SOVER) \
+	lib/libmwin.so lib/pkgconfig/mwin.pc include/mwin/mwin.h \
+	include/linux/mwin.h \
+	$(patsubst %,share/man/man3/%.3,$(LIB_MAN3) $(LIB_MAN3_LINKS))
+
+install-lib: $(LIBMWIN_SO) $(LIB_MAN_PAGES)
+	install -D -m 0755 $(LIBMWIN_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBMWIN_SO))
+	ln -sf $(notdir $(LIBMWIN_SO)) $(DESTDIR)$(PREFIX)/lib/libmwin.so.$(LIBMWIN_SOVER)
+	ln -sf libmwin.so.$(LIBMWIN_SOVER) $(DESTDIR)$(PREFIX)/lib/libmwin.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(LIBMWIN_VERSION)|' \
+		tools/lib/mwin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mwin.pc
+	install -D -m 0644 tools/lib/mwin/mwin.h $(DESTDIR)$(PREFIX)/include/mwin/mwin.h
+	install -D -m 0644 uapi/linux/mwin.h $(DESTDIR)$(PREFIX)/include/linux/mwin.h
+	install -d $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 0644 $(LIB_MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man3/
+	@set -e; $(foreach p,$(LIB_MAN3),for f in $(LIB_MAN3_$(p)); do \
+		echo '.so man3/$(p).3' > $(DESTDIR)$(PREFIX)/share/man/man3/$$f.3; \
+	done;)
+	install -D -m 0644 tools/lib/python/mwin.py $(DESTDIR)$(PYTHON_SITE)/mwin.py
+	test -n "$(DESTDIR)" || ldconfig
+
+uninstall-lib:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(filter-out include/linux/mwin.h, \
+		$(LIB_INSTALLED))) $(DESTDIR)$(PYTHON_SITE)/mwin.py
+	test -e $(DESTDIR)$(PREFIX)/include/mwin/peer.h || \
+		rm -f $(DESTDIR)$(PREFIX)/include/linux/mwin.h
 	test -n "$(DESTDIR)" || ldconfig
 
 # The module first: when it is refused (signatures required, no key),
@@ -389,6 +447,7 @@ uninstall-peer:
 install: modules tools man
 	DESTDIR=$(DESTDIR) bash $(TOP)/tools/install-module.sh $(KDIR)
 	$(MAKE) -C $(TOP) install-peer
+	$(MAKE) -C $(TOP) install-lib
 	install -D -m 0755 $(BUILD)/tools/mwctl $(DESTDIR)$(PREFIX)/bin/mwctl
 	install -D -m 0644 $(BUILD)/man/mwctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8
 	install -d $(DESTDIR)$(UDEV_RULES_DIR)
@@ -400,8 +459,9 @@ install: modules tools man
 	install -D -m 0644 tools/conf/modules-load-mwin.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/mwin/examples/modules-load.d/mwin.conf
 
-uninstall: uninstall-peer
+uninstall: uninstall-peer uninstall-lib
 	rm -f $(DESTDIR)$(PREFIX)/bin/mwctl \
+		$(DESTDIR)$(PREFIX)/include/linux/mwin.h \
 		$(DESTDIR)$(PREFIX)/share/man/man8/mwctl.8 \
 		$(DESTDIR)$(UDEV_RULES_DIR)/60-mwin.rules
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/mwin
@@ -419,7 +479,7 @@ clean:
 
 help:
 	@echo "make            build mwin.ko against KDIR ($(KDIR))"
-	@echo "make tools      build mwctl, mwpeer (build/tools), libmwinpeer (build/lib), the examples"
+	@echo "make tools      build mwctl, mwpeer (build/tools), libmwin and libmwinpeer (build/lib), the examples"
 	@echo "make selftests  build the kselftest suite into build/selftests"
 	@echo "make check      boot the Debian kernel in QEMU with rxe and run the suite"
 	@echo "make demo       boot the VM and walk through a window's life"
@@ -436,5 +496,8 @@ help:
 	@echo "make install-peer  libmwinpeer (library, headers, pkg-config, man pages, Python) and mwpeer:"
 	@echo "                   a host that only runs peers (no kernel headers)"
 	@echo "make uninstall-peer  remove what make install-peer installed"
+	@echo "make install-lib   libmwin (library, headers, pkg-config, man pages, Python):"
+	@echo "                   applications on the module's host (no kernel headers)"
+	@echo "make uninstall-lib  remove what make install-lib installed"
 	@echo "make uninstall  remove what make install installed"
 	@echo "make clean      remove build outputs"
