@@ -337,10 +337,14 @@ dkms-check: deps
 
 MWIN_GROUP ?= rdma
 # libmwin's pages: libmwin(3), and one per call family in
-# Documentation/libmwin/, each function a link to its family's page.
+# Documentation/libmwin/, each function of libmwin.map a link to its
+# family's page (install-check.sh checks that none is left out).
 LIB_MAN3 := libmwin mwin_region mwin_window mwin_tenant mwin_peer mwin_stats \
 	mwin_events
-LIB_MAN3_libmwin := mwin_open mwin_close mwin_ioctl mwin_strerror
+LIB_MAN3_libmwin := mwin_open mwin_close mwin_ioctl mwin_strerror \
+	mwin_window_state_name mwin_peer_state_name mwin_revoke_reason_name \
+	mwin_down_reason_name mwin_reject_reason_name mwin_access_str \
+	mwin_access_parse
 LIB_MAN3_mwin_region := mwin_region_create mwin_region_create_opts \
 	mwin_region_create_near mwin_region_destroy mwin_region_get mwin_region_mmap
 LIB_MAN3_mwin_window := mwin_window_create mwin_window_rebind \
@@ -349,7 +353,7 @@ LIB_MAN3_mwin_window := mwin_window_create mwin_window_rebind \
 LIB_MAN3_mwin_tenant := mwin_tenant_create mwin_tenant_set mwin_tenant_get \
 	mwin_tenant_find mwin_tenant_destroy
 LIB_MAN3_mwin_peer := mwin_peer_get mwin_peer_disconnect
-LIB_MAN3_mwin_stats := mwin_info
+LIB_MAN3_mwin_stats := mwin_info mwin_stat_name
 LIB_MAN3_mwin_events := mwin_next_event mwin_event_name
 LIB_MAN3_LINKS := $(foreach p,$(LIB_MAN3),$(LIB_MAN3_$(p)))
 LIB_MAN_PAGES := $(patsubst %,$(BUILD)/man/%.3,$(LIB_MAN3))

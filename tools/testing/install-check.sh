@@ -15,6 +15,14 @@
 #                                    an application builds against it with
 #                                    pkg-config, runs, and the Python module
 #                                    loads it; make uninstall-peer removes it
+#   make install-lib                 libmwin only, no KDIR; it exports what
+#                                    its version script lists and nothing
+#                                    else; an application builds against it
+#                                    with pkg-config and runs what runs
+#                                    without the module; the Python module
+#                                    loads it; make uninstall-lib removes it
+#
+# install-check.sh lib runs the checks of make install-lib alone (seconds).
 #
 # It runs make in a copy of the working tree (git's tracked and untracked
 # files, not the ignored ones) in a temporary directory under /tmp, so that
@@ -64,7 +72,8 @@ check() {
 	echo "not ok - $desc"
 	fail=$((fail + 1))
 	case $1 in
-	mk | says | fails_saying | host_unchanged)
+	mk | says | fails_saying | host_unchanged | exports_are_the_map | \
+		header_is_the_map | lib_app_builds | lib_app_runs | python_sizes_match)
 		echo "#   last lines of $log:"
 		tail -n 15 "$log" | diag
 		;;
@@ -300,9 +309,29 @@ peer_files() {
 		"$m/mwpeer_post.3" "$p/lib/$PYVER/dist-packages/mwinpeer.py"
 }
 
+# what make install-lib installs, relative to the root
+lib_files() {
+	local p=${PREFIX#/} m=${PREFIX#/}/share/man/man3 f
+	printf '%s\n' "$p/lib/libmwin.so.1.0.0" "$p/lib/libmwin.so.1" \
+		"$p/lib/libmwin.so" "$p/lib/pkgconfig/mwin.pc" \
+		"$p/include/mwin/mwin.h" "$p/include/linux/mwin.h" \
+		"$p/lib/$PYVER/dist-packages/mwin.py"
+	# a page per family, a link to it per function
+	for f in libmwin mwin_region mwin_window mwin_tenant mwin_peer \
+		mwin_stats mwin_events $(lib_functions | grep -vx \
+		-e mwin_stats -e mwin_events); do
+		echo "$m/$f.3"
+	done
+}
+
+# the functions libmwin's version script exports
+lib_functions() {
+	sed -n 's/^\t\t\(mwin_[a-z_]*\);$/\1/p' "$top/tools/lib/libmwin.map"
+}
+
 installed_files() {
 	local d=$1
-	peer_files | sed "s|^|$d/|"
+	{ peer_files; lib_files; } | sort -u | sed "s|^|$d/|"
 	printf '%s\n' "$d$PREFIX/bin/mwctl" "$d$PREFIX/share/man/man8/mwctl.8" \
 		"$d$UDEV/60-mwin.rules" \
 		"$d$PREFIX/share/doc/mwin/examples/modprobe.d/mwin.conf" \
@@ -383,6 +412,82 @@ check_install_peer() {
 		only_files "$d"
 }
 
+# the library's dynamic symbols: the version node and each function at it
+lib_exports() {
+	nm -D --defined-only "$1" | awk '{ print $3 }' | sort
+}
+
+exports_are_the_map() {
+	diff -u <(lib_exports "$1") \
+		<({ echo MWIN_1.0; lib_functions | sed 's/$/@@MWIN_1.0/'; } | sort) \
+		> "$log"
+}
+
+header_is_the_map() {
+	log=$tmp/lib-header.log
+	diff -u <(grep -o '^[a-z].*[ *]mwin_[a-z_]*(' "$1" | grep -o 'mwin_[a-z_]*' | sort) \
+		<(lib_functions | sort) > "$log"
+}
+
+# tools/testing/libmwin-app.c, built as an application would against the
+# tree in $1
+lib_app_builds() {
+	local pc=(--define-variable=prefix="$1$PREFIX" mwin)
+	log=$tmp/lib-app.log
+	PKG_CONFIG_PATH="$1$PREFIX/lib/pkgconfig" sh -c 'cc -Wall -Wextra -Werror \
+		-o "$0" "$1" $(pkg-config --cflags --libs "$2" "$3")' "$tmp/lib-app" \
+		"$src/tools/testing/libmwin-app.c" "${pc[@]}" > "$log" 2>&1
+}
+
+lib_app_runs() {
+	log=$tmp/lib-app-run.log
+	LD_LIBRARY_PATH=$1 "$tmp/lib-app" > "$log" 2>&1
+}
+
+# the Python module's structs are the size of the uAPI's
+python_sizes_match() {
+	log=$tmp/lib-sizes.log
+	diff <(LD_LIBRARY_PATH=$1 "$tmp/lib-app" sizes) \
+		<(MWIN_LIB="$1/libmwin.so.1" PYTHONPATH="$1/$PYVER/dist-packages" \
+		python3 -c 'import ctypes, mwin
+print(*(ctypes.sizeof(s) for s in (mwin.Info, mwin.DevInfo, mwin.RegionOpts,
+	mwin.RegionInfo, mwin.WindowBind, mwin.WindowInfo, mwin.BatchOp,
+	mwin.PeerInfo, mwin.TenantInfo, mwin.Stats, mwin.Event)))') > "$log" 2>&1
+}
+
+# 7. install-lib: libmwin alone, no kernel tree needed; an application
+# finds it through pkg-config, links and runs; then uninstall-lib
+check_install_lib() {
+	local d=$tmp/d-lib lib=$tmp/d-lib$PREFIX/lib
+	mapfile -t want < <(lib_files)
+	check "make install-lib KDIR=/nonexistent succeeds" \
+		mk install-lib install-lib DESTDIR="$d" KDIR=/nonexistent PREFIX="$PREFIX"
+	check "make install-lib installs libmwin only" only_files "$d" "${want[@]}"
+	[ "$(files_in "$d")" = "$(printf '%s\n' "${want[@]}" | sort)" ] ||
+		diff <(files_in "$d") <(printf '%s\n' "${want[@]}" | sort) | diag
+	check "the library's soname is libmwin.so.1" \
+		sh -c "readelf -d '$lib/libmwin.so.1' | grep -q 'SONAME.*libmwin.so.1]'"
+	check "the library exports the version script's $(lib_functions | wc -l) functions at MWIN_1.0, nothing else" \
+		exports_are_the_map "$lib/libmwin.so.1"
+	check "the version script lists every function <mwin/mwin.h> declares" \
+		header_is_the_map "$d$PREFIX/include/mwin/mwin.h"
+	check "an application builds with pkg-config --cflags --libs mwin" \
+		lib_app_builds "$d"
+	check "it runs against the installed library: mwin_strerror(), events, no module" \
+		lib_app_runs "$lib"
+	check "the Python module loads the installed library" \
+		env MWIN_LIB="$lib/libmwin.so.1" PYTHONPATH="$lib/$PYVER/dist-packages" \
+		python3 -c 'import mwin
+assert mwin.strerror(mwin.CALL_WINDOW_RENEW, -62).startswith("its lease ran out")
+assert mwin.event_name(mwin.EVENT_GRANT) == "grant"'
+	check "the Python module's structs are the sizes of the uAPI's" \
+		python_sizes_match "$lib"
+	check "make uninstall-lib succeeds" \
+		mk uninstall-lib uninstall-lib DESTDIR="$d" PREFIX="$PREFIX"
+	check "make uninstall-lib leaves nothing but empty directories" \
+		only_files "$d"
+}
+
 # the host and the headers tree as they were
 headers_unchanged() {
 	[ -z "$(find "$top/build/vm/k/$kver/usr/src" -newer "$tmp/start" -print -quit)" ]
@@ -403,6 +508,11 @@ check_host() {
 }
 
 main() {
+	if [ "${1:-}" = lib ]; then
+		setup
+		check_install_lib
+		finish
+	fi
 	find_kdir
 	setup
 	check_no_headers
@@ -412,6 +522,7 @@ main() {
 	check_unsigned
 	check_uninstall
 	check_install_peer
+	check_install_lib
 	check_host
 	finish
 }
