@@ -97,14 +97,16 @@ static void print_event(struct mw *mw, const struct mwin_event *ev)
 
 /*
  * The monitor, on a file of its own; non-blocking, so that each wake-up
- * prints what is queued and no more.
+ * prints what is queued and no more. Its errors are whole sentences
+ * ("cannot open /dev/mwin: ...", "the loaded mwin module has no event
+ * monitor ...").
  */
 static int start_monitor(void)
 {
 	int efd = mwin_events();
 
 	if (efd < 0)
-		die("monitor: %s", mwin_strerror(MWIN_CALL_EVENTS, efd));
+		die("%s", mwin_strerror(MWIN_CALL_EVENTS, efd));
 	fcntl(efd, F_SETFL, fcntl(efd, F_GETFL) | O_NONBLOCK);
 	return efd;
 }
