@@ -31,26 +31,31 @@ struct explanation {
 /* mwin_events() opens /dev/mwin itself: say that its opening failed */
 #define OPENING(e, hint) \
 	{ MWIN_CALL_EVENTS, e, "cannot open " MWIN_DEV_PATH ": ", true, " (" hint ")" }
+#define STARTING(e, pre, post)	{ MWIN_CALL_EVENTS, e, pre, true, post }
+/* WINDOW_CREATE and WINDOW_REBIND check a bind alike */
+#define BIND(e, text)	SAYS(WINDOW_CREATE, e, text), SAYS(WINDOW_REBIND, e, text)
+
+#define NOT_LOADED	"is the mwin module loaded?"
+#define NO_ACCESS	"run as root, or as a member of the group a udev rule opens it to"
+#define NO_MONITOR	"the loaded mwin module has no event monitor (MWIN_MONITOR: "
 
 /* The call's own explanations come before those of MWIN_CALL_ANY. */
 static const struct explanation explanations[] = {
-	HINT(OPEN, ENOENT, "is the mwin module loaded?"),
-	HINT(OPEN, ENODEV, "is the mwin module loaded?"),
-	HINT(OPEN, ENXIO, "is the mwin module loaded?"),
-	HINT(OPEN, EACCES, "run as root, or as a member of the group a udev rule opens it to"),
-	HINT(OPEN, EPERM, "run as root, or as a member of the group a udev rule opens it to"),
-	OPENING(ENOENT, "is the mwin module loaded?"),
-	OPENING(ENODEV, "is the mwin module loaded?"),
-	OPENING(ENXIO, "is the mwin module loaded?"),
-	OPENING(EACCES, "run as root, or as a member of the group a udev rule opens it to"),
-	OPENING(EPERM, "run as root, or as a member of the group a udev rule opens it to"),
-	{ MWIN_CALL_EVENTS, EMFILE, "cannot start a monitor: ", true,
-	  " (your user holds max_monitors monitors already)" },
-	{ MWIN_CALL_EVENTS, ENOMEM, "cannot start a monitor: ", true, "" },
-	{ MWIN_CALL_EVENTS, ENOTTY,
-	  "the loaded mwin module has no event monitor (MWIN_MONITOR: ", true, ")" },
-	{ MWIN_CALL_EVENTS, EINVAL,
-	  "the loaded mwin module has no event monitor (MWIN_MONITOR: ", true, ")" },
+	HINT(OPEN, ENOENT, NOT_LOADED),
+	HINT(OPEN, ENODEV, NOT_LOADED),
+	HINT(OPEN, ENXIO, NOT_LOADED),
+	HINT(OPEN, EACCES, NO_ACCESS),
+	HINT(OPEN, EPERM, NO_ACCESS),
+	OPENING(ENOENT, NOT_LOADED),
+	OPENING(ENODEV, NOT_LOADED),
+	OPENING(ENXIO, NOT_LOADED),
+	OPENING(EACCES, NO_ACCESS),
+	OPENING(EPERM, NO_ACCESS),
+	STARTING(EMFILE, "cannot start a monitor: ",
+		 " (your user holds max_monitors monitors already)"),
+	STARTING(ENOMEM, "cannot start a monitor: ", ""),
+	STARTING(ENOTTY, NO_MONITOR, ")"),
+	STARTING(EINVAL, NO_MONITOR, ")"),
 
 	SAYS(REGION_CREATE, ENOSPC, "no room for a region"),
 	SAYS(REGION_CREATE, ENOMEM, "out of memory for a region"),
@@ -60,24 +65,16 @@ static const struct explanation explanations[] = {
 	SAYS(REGION_MMAP, ENOENT, "no such region"),
 
 	SAYS(WINDOW_CREATE, ENOENT, "no such region, peer or tenant"),
-	SAYS(WINDOW_CREATE, ENOTCONN, "the peer is gone, or the tenant has no connection that proved its key"),
-	SAYS(WINDOW_CREATE, EDQUOT, "the tenant has its max-windows windows or its max-bytes bytes bound"),
-	SAYS(WINDOW_CREATE, EPERM, "the tenant is not yours (its owner and CAP_SYS_ADMIN grant to it)"),
-	SAYS(WINDOW_CREATE, EBUSY, "the window overlaps another window of the region"),
-	SAYS(WINDOW_CREATE, E2BIG, "window larger than the grantee's device can map"),
-	SAYS(WINDOW_CREATE, ERANGE, "the range leaves the region"),
-	SAYS(WINDOW_CREATE, ENOSPC, "window limit reached"),
-	SAYS(WINDOW_CREATE, ENOMEM, "out of memory"),
-	SAYS(WINDOW_CREATE, ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
 	SAYS(WINDOW_REBIND, ENOENT, "no such window, peer or tenant"),
-	SAYS(WINDOW_REBIND, ENOTCONN, "the peer is gone, or the tenant has no connection that proved its key"),
-	SAYS(WINDOW_REBIND, EDQUOT, "the tenant has its max-windows windows or its max-bytes bytes bound"),
-	SAYS(WINDOW_REBIND, EPERM, "the tenant is not yours (its owner and CAP_SYS_ADMIN grant to it)"),
-	SAYS(WINDOW_REBIND, EBUSY, "the window overlaps another window of the region"),
-	SAYS(WINDOW_REBIND, E2BIG, "window larger than the grantee's device can map"),
-	SAYS(WINDOW_REBIND, ERANGE, "the range leaves the region"),
-	SAYS(WINDOW_REBIND, ENOMEM, "out of memory"),
-	SAYS(WINDOW_REBIND, ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
+	BIND(ENOTCONN, "the peer is gone, or the tenant has no connection that proved its key"),
+	BIND(EDQUOT, "the tenant has its max-windows windows or its max-bytes bytes bound"),
+	BIND(EPERM, "the tenant is not yours (its owner and CAP_SYS_ADMIN grant to it)"),
+	BIND(EBUSY, "the window overlaps another window of the region"),
+	BIND(E2BIG, "window larger than the grantee's device can map"),
+	BIND(ERANGE, "the range leaves the region"),
+	BIND(ENOMEM, "out of memory"),
+	BIND(ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
+	SAYS(WINDOW_CREATE, ENOSPC, "window limit reached"),
 	SAYS(WINDOW_INVALIDATE, ENOTCONN, "its peer is gone"),
 	SAYS(WINDOW_RENEW, ETIME, "its lease ran out; rebind it for a new grant"),
 	SAYS(WINDOW_RENEW, ESTALE, "no live grant (invalidated, handed back or unbound)"),
