@@ -110,7 +110,8 @@ static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 {
 	struct mwin_region_create *cmd = ucmd->cmd;
 
-	if (cmd->flags & ~(MWIN_CREATE_FD_OWNED | MWIN_REGION_NEAR_DEV) ||
+	if (cmd->flags & ~(MWIN_CREATE_FD_OWNED | MWIN_REGION_NEAR_DEV |
+			   MWIN_REGION_READ_ONLY) ||
 	    (cmd->dev_index && !(cmd->flags & MWIN_REGION_NEAR_DEV)) ||
 	    cmd->id || cmd->mmap_offset)
 		return -EINVAL;

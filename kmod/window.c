@@ -138,12 +138,18 @@ u32 window_page_shift(struct mwin_dev *dev, struct mwin_region *r,
 	return mwin_dev_page_shift(dev, map ? map->page_shift : r->chunk_shift);
 }
 
-/* Can @dev carry a window of @arg's size and rights in @r? */
+/*
+ * Can @dev carry a window of @arg's size and rights in @r? A read-only
+ * region's pages may be pinned for reading only: no rkey may write them.
+ */
 int window_check_dev(struct mwin_dev *dev, struct mwin_region *r,
 		     const struct mwin_window_bind *arg)
 {
 	u32 shift = window_page_shift(dev, r, NULL);
 
+	if (r->flags & MWIN_REGION_READ_ONLY &&
+	    arg->access & (MWIN_ACCESS_WRITE | MWIN_ACCESS_ATOMIC))
+		return -EACCES;
 	if (!dev->fast_reg)
 		return -EOPNOTSUPP;
 	if (!mwin_dev_can_grant(dev, arg->access))

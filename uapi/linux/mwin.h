@@ -124,6 +124,9 @@ enum mwin_access {
  *	its port's network device), the node whose memory that device reaches
  *	fastest. The node is preferred: memory of another node is taken
  *	when it has none to spare
+ * @MWIN_REGION_READ_ONLY: REGION_CREATE: no window of the region may ever
+ *	have MWIN_ACCESS_WRITE or MWIN_ACCESS_ATOMIC (WINDOW_CREATE,
+ *	WINDOW_REBIND and a batch's creates and rebinds fail with EACCES)
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -134,6 +137,7 @@ enum mwin_flags {
 	MWIN_GET_GONE = 1 << 1,
 	MWIN_WINDOW_ONCE = 1 << 3,
 	MWIN_REGION_NEAR_DEV = 1 << 4,
+	MWIN_REGION_READ_ONLY = 1 << 5,
 };
 
 /* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
@@ -223,7 +227,8 @@ struct mwin_info {
 /**
  * struct mwin_region_create - MWIN_REGION_CREATE: allocate a region
  * @size: sizeof(struct mwin_region_create)
- * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV, or 0
+ * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV,
+ *	MWIN_REGION_READ_ONLY, or 0
  * @length: in, bytes; rounded up to whole pages; at most 4 GiB
  * @id: out, region id
  * @dev_index: with MWIN_REGION_NEAR_DEV, the kernel index of the RDMA
@@ -335,7 +340,7 @@ struct mwin_destroy {
  * A rebind invalidates the current rkey before the new one is registered:
  * when the call returns the old rkey is dead, whatever the result, unless
  * the call was refused by its checks (ENOENT, ERANGE, EBUSY, E2BIG,
- * EOPNOTSUPP, ENOTCONN, EAGAIN, EINTR): then nothing changed. A failed rebind keeps
+ * EOPNOTSUPP, EACCES, ENOTCONN, EAGAIN, EINTR): then nothing changed. A failed rebind keeps
  * the window's old range. A failed create leaves nothing behind.
  *
  * Errors: EINVAL (both @peer and @tenant); ENOENT (region, peer, tenant
@@ -348,7 +353,9 @@ struct mwin_destroy {
  * (the tenant, or the peer's, has its max_windows windows bound, or the
  * window would take it past its max_bytes; a rebind to another grantee
  * has revoked the old rkey by then, and the window is unbound); EOPNOTSUPP (the device
- * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); EPERM (a
+ * lacks fast registration, or atomics for MWIN_ACCESS_ATOMIC); EACCES
+ * (MWIN_ACCESS_WRITE or MWIN_ACCESS_ATOMIC in a region made
+ * MWIN_REGION_READ_ONLY: nothing changed); EPERM (a
  * tenant's peer, and the caller neither owns the tenant nor has
  * CAP_SYS_ADMIN: nothing changed; such a caller does not see the tenant
  * itself: ENOENT); ENOSPC
@@ -485,7 +492,8 @@ struct mwin_window_renew {
  * @nr_windows: out, windows cut from the region
  * @length: out, bytes
  * @mmap_offset: out, mmap() offset on /dev/mwin
- * @rflags: out, MWIN_CREATE_FD_OWNED and MWIN_REGION_NEAR_DEV as created
+ * @rflags: out, MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV and
+ *	MWIN_REGION_READ_ONLY as created
  * @node: out, the NUMA node its pages were allocated on when created
  *	MWIN_REGION_NEAR_DEV; -1 when created without it or when the
  *	device's node is not known. In: must be 0 (it was a reserved field)
