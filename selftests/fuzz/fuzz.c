@@ -30,7 +30,7 @@ static const int op_weight[NOPS] = {
 const int errs[] = {
 	0, ENOENT, EINVAL, ERANGE, EBUSY, E2BIG, ENOTCONN, ENOSPC, EFAULT,
 	ENOTTY, EIO, ETIMEDOUT, ECONNABORTED, ENOMEM, EOPNOTSUPP, EAGAIN,
-	ETIME, ESTALE, ENODEV,
+	ETIME, ESTALE, ENODEV, EACCES,
 };
 _Static_assert(sizeof(errs) / sizeof(errs[0]) == NERRS, "NERRS counts errs[]");
 

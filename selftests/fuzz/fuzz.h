@@ -49,8 +49,10 @@ extern const char *const op_name[NOPS];
  * that compete with the fuzzers for the two vCPUs, that happens.
  * ENODEV: REGION_CREATE with MWIN_REGION_NEAR_DEV of a device index that
  * mwin does not have.
+ * EACCES: a window with write or atomic rights in a region that call()'s
+ * random flag bit made MWIN_REGION_READ_ONLY.
  */
-#define NERRS 19
+#define NERRS 20
 extern const int errs[];
 
 struct shared {
