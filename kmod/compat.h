@@ -38,4 +38,18 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 #define MWIN_RXE_MAX_SMALL_PAGES	((u32)(KMALLOC_MAX_SIZE / 16))
 #endif
 
+/*
+ * A long-term pin for reading only. Since 6.2 such a pin of a COW mapping
+ * unshares the page (the shared zero page too), so that the process and
+ * the pin keep seeing the same page; before, ib_umem pinned read-only
+ * memory with FOLL_FORCE | FOLL_WRITE, breaking COW at pin time, and so
+ * does mwin there (Kbuild defines MWIN_GUP_RO_FORCE before 6.2). Forced,
+ * a read-only MAP_SHARED mapping cannot be pinned (EFAULT).
+ */
+#ifdef MWIN_GUP_RO_FORCE
+#define MWIN_GUP_READ_ONLY	(FOLL_LONGTERM | FOLL_FORCE | FOLL_WRITE)
+#else
+#define MWIN_GUP_READ_ONLY	FOLL_LONGTERM
+#endif
+
 #endif /* _MWIN_COMPAT_H */

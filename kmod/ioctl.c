@@ -115,6 +115,12 @@ static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 	    (cmd->dev_index && !(cmd->flags & MWIN_REGION_NEAR_DEV)) ||
 	    cmd->id || cmd->mmap_offset)
 		return -EINVAL;
+	/* @fd and @offset are for a file's pages, a kind not made yet */
+	if (cmd->fd || cmd->offset)
+		return -EINVAL;
+	if (cmd->kind == MWIN_REGION_KIND_MODULE ? cmd->addr != 0 :
+	    cmd->kind != MWIN_REGION_KIND_USER)
+		return -EINVAL;
 	return region_create(ucmd);
 }
 
@@ -137,7 +143,8 @@ static int mwin_cmd_region_get(struct mwin_ucmd *ucmd)
 {
 	struct mwin_region_info *info = ucmd->cmd;
 
-	if (info->flags & ~MWIN_GET_NEXT || info->node)
+	if (info->flags & ~MWIN_GET_NEXT || info->node || info->kind ||
+	    info->pid || info->addr)
 		return -EINVAL;
 	return region_get_info(info, &ucmd->c);
 }
@@ -342,6 +349,10 @@ union mwin_ucmd_buffer {
 /* The command numbers of structs that grew encode their first version. */
 static_assert(offsetofend(struct mwin_info, __reserved) ==
 	      MWIN_INFO_SIZE_VER0);
+static_assert(offsetofend(struct mwin_region_create, mmap_offset) ==
+	      MWIN_REGION_CREATE_SIZE_VER0);
+static_assert(offsetofend(struct mwin_region_info, node) ==
+	      MWIN_REGION_INFO_SIZE_VER0);
 static_assert(offsetofend(struct mwin_peer_info, rejected_invalidations) ==
 	      MWIN_PEER_INFO_SIZE_VER0);
 static_assert(offsetofend(struct mwin_tenant_info, rejects) ==

@@ -3,7 +3,9 @@
  * mwin private header: objects, their states and the lock order.
  *
  * Objects
- *   region  pinned pages; DMA-mapped once per RDMA device, lazily
+ *   region  pinned pages: the module's own (region.c), or a range of its
+ *           creator's address space (region_mem.c); DMA-mapped once per
+ *           RDMA device, lazily
  *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
  *   tenant  a named remote principal: who may connect, from where, how
  *           often, and with what key (tenant.c; admission in admit.c,
@@ -444,11 +446,35 @@ struct mwin_region_map {
 	dma_addr_t dma[];
 };
 
+/**
+ * struct mwin_region_user - where a user region's pages come from
+ *	(region_mem.c)
+ * @mm: the creator's mm, grabbed (mmgrab()): charged for the pinned
+ *	pages in its pinned_vm until the region is freed; NULL: not charged
+ * @pid: the creating process (its thread group), for REGION_GET
+ * @addr: the range's first byte in @mm
+ * @npinned: pages of the region's @pages pinned so far: all of them once
+ *	created, fewer while pinning or after a failed pin
+ */
+struct mwin_region_user {
+	struct mm_struct *mm;
+	struct pid *pid;
+	u64 addr;
+	unsigned long npinned;
+};
+
+/*
+ * A region's memory outlives every MR that can reach it: the pages go in
+ * region_release(), after the last window (which holds the region) and
+ * mapping let go of it, whatever their kind.
+ */
 struct mwin_region {
 	struct mwin_obj obj;
 	u32 flags;
+	u32 kind;			/* enum mwin_region_kind */
 	/* charged for the pinned pages (RLIMIT_MEMLOCK); NULL: not charged */
 	struct user_struct *user;
+	struct mwin_region_user umem;	/* MWIN_REGION_KIND_USER */
 	u64 length;
 	unsigned long npages;
 	struct page **pages;
@@ -821,6 +847,13 @@ int region_move_range(struct mwin_region *r, struct mwin_range *range,
 void region_end_move(struct mwin_region *r, struct mwin_range *range,
 		     struct mwin_range *old, bool undo);
 void region_remove_range(struct mwin_region *r, struct mwin_range *range);
+
+/* region_mem.c */
+int region_check_user(const struct mwin_region_create *arg);
+int region_pin_user(struct mwin_region *r, u64 addr);
+void region_unpin_user(struct mwin_region *r);
+void region_user_info(const struct mwin_region *r,
+		      struct mwin_region_info *info);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* batch.c */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Regions: zeroed kernel pages, pinned for the region's life, mmap-able
- * through /dev/mwin and DMA-mapped once per RDMA device, when the first
- * window on that device needs it.
+ * Regions: pages pinned for the region's life, DMA-mapped once per RDMA
+ * device, when the first window on that device needs it. A module region's
+ * are zeroed kernel pages, mmap-able through /dev/mwin; a user region's
+ * are its creator's, pinned where they are (region_mem.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -81,13 +82,18 @@ static void region_unaccount(struct mwin_region *r)
 	free_uid(r->user);
 }
 
+/* No MR, window or mapping can reach the pages now: give them back. */
 static void region_release(struct mwin_obj *o)
 {
 	struct mwin_region *r = to_region(o);
 
 	WARN_ON(!list_empty(&r->maps));
-	region_free_pages(r);
-	region_unaccount(r);
+	if (r->kind == MWIN_REGION_KIND_USER) {
+		region_unpin_user(r);
+	} else {
+		region_free_pages(r);
+		region_unaccount(r);
+	}
 	atomic64_sub(r->length, &mwin_region_bytes);
 	kfree_rcu(r, obj.rcu);
 }
@@ -178,6 +184,15 @@ static void region_abort(struct mwin_obj *o)
 	mwin_obj_put(o);
 }
 
+/* The pages of a new region of @arg->kind, charged; see region_release(). */
+static int region_fill(struct mwin_region *r, struct mwin_region_create *arg,
+		       const struct cred *cred)
+{
+	if (arg->kind == MWIN_REGION_KIND_USER)
+		return region_pin_user(r, arg->addr);
+	return region_account(r, cred) ?: region_alloc_pages(r);
+}
+
 /*
  * The region is whole when its id is reserved, and visible once the caller
  * has the id: see struct mwin_ucmd.
@@ -191,6 +206,11 @@ int region_create(struct mwin_ucmd *ucmd)
 
 	if (!arg->length || arg->length > MWIN_REGION_MAX_BYTES)
 		return -EINVAL;
+	if (arg->kind == MWIN_REGION_KIND_USER) {
+		ret = region_check_user(arg);
+		if (ret)
+			return ret;
+	}
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
@@ -201,6 +221,7 @@ int region_create(struct mwin_ucmd *ucmd)
 	r->length = PAGE_ALIGN(arg->length);
 	r->npages = r->length >> PAGE_SHIFT;
 	r->flags = arg->flags;
+	r->kind = arg->kind;
 	r->node = NUMA_NO_NODE;
 	if (arg->flags & MWIN_REGION_NEAR_DEV) {
 		ret = mwin_dev_node(arg->dev_index, &r->node);
@@ -215,11 +236,8 @@ int region_create(struct mwin_ucmd *ucmd)
 	}
 	mwin_obj_init(&r->obj, &mwin_region_type, f,
 		      arg->flags & MWIN_CREATE_FD_OWNED);
-	ret = region_account(r, f->cred);
-	if (ret)
-		goto err;
-
-	ret = region_alloc_pages(r);
+	/* a failed fill is undone by region_release() */
+	ret = region_fill(r, arg, f->cred);
 	if (ret)
 		goto err;
 	ret = mwin_obj_reserve_id(&r->obj);
@@ -702,6 +720,9 @@ int region_get_info(struct mwin_region_info *info,
 	info->mmap_offset = (u64)r->obj.id << MWIN_MMAP_SHIFT;
 	info->rflags = r->flags;
 	info->node = r->node;
+	info->kind = r->kind;
+	if (r->kind == MWIN_REGION_KIND_USER)
+		region_user_info(r, info);
 	region_put(r);
 	return 0;
 }
@@ -798,6 +819,15 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 	r = region_get(vma->vm_pgoff >> shift, &c);
 	if (!r)
 		return -ENOENT;
+	/*
+	 * A user region's pages are anonymous or another file's: mapped
+	 * here too, they would be in two places of rmap's view at once. The
+	 * process has them mapped already.
+	 */
+	if (r->kind != MWIN_REGION_KIND_MODULE) {
+		region_put(r);
+		return -ENODEV;
+	}
 	if (first >= r->npages || pages > r->npages - first) {
 		region_put(r);
 		return -EINVAL;

@@ -97,9 +97,11 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ MWIN_INFO, sizeof(struct mwin_info), MWIN_INFO_SIZE_VER0 },
-	{ MWIN_REGION_CREATE, sizeof(struct mwin_region_create) },
+	{ MWIN_REGION_CREATE, sizeof(struct mwin_region_create),
+	  MWIN_REGION_CREATE_SIZE_VER0 },
 	{ MWIN_REGION_DESTROY, sizeof(struct mwin_destroy) },
-	{ MWIN_REGION_GET, sizeof(struct mwin_region_info) },
+	{ MWIN_REGION_GET, sizeof(struct mwin_region_info),
+	  MWIN_REGION_INFO_SIZE_VER0 },
 	{ MWIN_WINDOW_CREATE, sizeof(struct mwin_window_bind),
 	  MWIN_WINDOW_BIND_SIZE_VER0 },
 	{ MWIN_WINDOW_REBIND, sizeof(struct mwin_window_bind),

@@ -15,8 +15,9 @@
  * memory owned by the kernel. Three kinds of object exist, each named by a
  * positive 32-bit id that is never reused while the module is loaded:
  *
- *  - a *region*: zeroed, pinned kernel memory, mmap-able through /dev/mwin
- *    at the offset returned by MWIN_REGION_CREATE;
+ *  - a *region*: pinned memory: zeroed kernel pages, mmap-able through
+ *    /dev/mwin at the offset returned by MWIN_REGION_CREATE, or an address
+ *    range of the process that created it (enum mwin_region_kind);
  *  - a *peer*: one RDMA CM connection accepted by the module; peers are
  *    created by remote hosts, never by ioctl;
  *  - a *window*: a byte range of a region with remote rights and an rkey,
@@ -126,7 +127,9 @@ enum mwin_access {
  *	when it has none to spare
  * @MWIN_REGION_READ_ONLY: REGION_CREATE: no window of the region may ever
  *	have MWIN_ACCESS_WRITE or MWIN_ACCESS_ATOMIC (WINDOW_CREATE,
- *	WINDOW_REBIND and a batch's creates and rebinds fail with EACCES)
+ *	WINDOW_REBIND and a batch's creates and rebinds fail with EACCES);
+ *	a user region (MWIN_REGION_KIND_USER) is then pinned for reading
+ *	only, so a read-only mapping may back it
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -138,6 +141,20 @@ enum mwin_flags {
 	MWIN_WINDOW_ONCE = 1 << 3,
 	MWIN_REGION_NEAR_DEV = 1 << 4,
 	MWIN_REGION_READ_ONLY = 1 << 5,
+};
+
+/**
+ * enum mwin_region_kind - where a region's memory comes from
+ * @MWIN_REGION_KIND_MODULE: pages the module allocates, zeroes and pins,
+ *	mmap-able through /dev/mwin; the kind of every region made by a
+ *	caller of the first version of &struct mwin_region_create
+ * @MWIN_REGION_KIND_USER: an address range of the calling process,
+ *	pinned where it is (&struct mwin_region_create.addr); not mmap-able
+ *	through /dev/mwin (ENODEV): the process has it mapped already
+ */
+enum mwin_region_kind {
+	MWIN_REGION_KIND_MODULE = 0,
+	MWIN_REGION_KIND_USER = 1,
 };
 
 /* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
@@ -225,34 +242,67 @@ struct mwin_info {
 };
 
 /**
- * struct mwin_region_create - MWIN_REGION_CREATE: allocate a region
+ * struct mwin_region_create - MWIN_REGION_CREATE: make a region
  * @size: sizeof(struct mwin_region_create)
- * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV,
+ * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV (module kind only),
  *	MWIN_REGION_READ_ONLY, or 0
- * @length: in, bytes; rounded up to whole pages; at most 4 GiB
+ * @length: in, bytes, at most 4 GiB; module kind: rounded up to whole
+ *	pages; user kind: a multiple of the page size
  * @id: out, region id
  * @dev_index: with MWIN_REGION_NEAR_DEV, the kernel index of the RDMA
  *	device (&struct mwin_dev_info.index) whose NUMA node the pages are
  *	allocated on; must be 0 without it
  * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
  *	the region's memory; a file opened read-only maps it PROT_READ; a
- *	file of a user that may not see the region gets ENOENT
+ *	file of a user that may not see the region gets ENOENT. A user
+ *	region is given one too (it names the region), but mmap() of it
+ *	fails with ENODEV
+ * @kind: in, enum mwin_region_kind; callers of the first version
+ *	(MWIN_REGION_CREATE_SIZE_VER0 bytes) make MWIN_REGION_KIND_MODULE
+ * @fd: in, must be 0 (reserved for a region of a file's pages)
+ * @addr: in, user kind: the first byte of the range of the caller's
+ *	address space, page-aligned and not 0; module kind: must be 0
+ * @offset: in, must be 0 (reserved for a region of a file's pages)
  *
- * The region's pages are pinned and charged to the RLIMIT_MEMLOCK of the
- * user that opened the file (its locked_vm, as io_uring and RDMA user
- * memory count), unless the caller has CAP_IPC_LOCK; the charge lasts until
- * the region is freed. They are allocated with __GFP_ACCOUNT: the caller's
- * memory cgroup pays for them. Without MWIN_REGION_NEAR_DEV they come from
- * where the caller's memory policy says (set_mempolicy(2), numactl: by
- * default the node of the CPU it runs on): a region is not tied to one
- * device, and the caller knows best where its memory should be.
+ * Module kind: the region's pages are allocated zeroed, pinned and
+ * charged to the RLIMIT_MEMLOCK of the user that opened the file (its
+ * locked_vm, as io_uring and RDMA user memory count), unless the caller
+ * has CAP_IPC_LOCK; the charge lasts until the region is freed. They are
+ * allocated with __GFP_ACCOUNT: the caller's memory cgroup pays for them.
+ * Without MWIN_REGION_NEAR_DEV they come from where the caller's memory
+ * policy says (set_mempolicy(2), numactl: by default the node of the CPU
+ * it runs on): a region is not tied to one device, and the caller knows
+ * best where its memory should be.
  *
- * Errors: EINVAL (length 0 or over 4 GiB, an unknown flag, or a
- * @dev_index without MWIN_REGION_NEAR_DEV), ENODEV (MWIN_REGION_NEAR_DEV:
- * mwin has no device of that index), ENOSPC (the module's region
- * memory or object limit would be exceeded), ENOMEM (no memory, or the
- * region would exceed the opener's RLIMIT_MEMLOCK), EINTR (killed while
- * allocating).
+ * User kind: the pages of [@addr, @addr + @length) in the caller's
+ * address space are pinned long-term where they are, as ibv_reg_mr() pins
+ * them (pin_user_pages(FOLL_LONGTERM), for writing unless
+ * MWIN_REGION_READ_ONLY), and charged to the caller's pinned memory
+ * (VmPin in /proc/PID/status) against its RLIMIT_MEMLOCK; CAP_IPC_LOCK
+ * lifts the limit, not the charge. Windows are cut from the range at any
+ * byte offset, as from a module region, and remote WRITEs land in the
+ * caller's memory. The pages, the pin and the charge stay until the region
+ * is freed, whatever the process does meanwhile: after munmap() of the
+ * range the process no longer sees them and remote peers still do; a
+ * child of fork() gets copies of the pinned pages, the region keeps the
+ * parent's; the region outlives the process unless MWIN_CREATE_FD_OWNED,
+ * as a module region does. See "Region kinds" in Documentation/mwin.rst.
+ *
+ * Both kinds count against the module's limit on region memory
+ * (&struct mwin_info.max_region_bytes).
+ *
+ * Errors: EINVAL (length 0 or over 4 GiB, an unknown flag or kind, a
+ * @dev_index without MWIN_REGION_NEAR_DEV; user kind: @addr 0 or @addr or
+ * @length not page-aligned, @addr + @length past the end of the address
+ * space, MWIN_REGION_NEAR_DEV; any kind: @fd or @offset not 0; module
+ * kind: @addr not 0), ENODEV (MWIN_REGION_NEAR_DEV: mwin has no device of
+ * that index), ENOSPC (the module's region memory or object limit would
+ * be exceeded), ENOMEM (no memory, or the region would exceed the
+ * RLIMIT_MEMLOCK of the opener's user (module kind) or of the caller's
+ * pinned memory (user kind)), EFAULT (user kind: a page of the range is
+ * not mapped, or not writable without MWIN_REGION_READ_ONLY, or is I/O
+ * memory that cannot be pinned), EINTR (killed while allocating or
+ * pinning). A failed create leaves nothing allocated, pinned or charged.
  */
 struct mwin_region_create {
 	__u32 size;
@@ -261,7 +311,14 @@ struct mwin_region_create {
 	__u32 id;
 	__u32 dev_index;
 	__aligned_u64 mmap_offset;
+	__u32 kind;
+	__s32 fd;
+	__aligned_u64 addr;
+	__aligned_u64 offset;
 };
+
+/* The first version of struct mwin_region_create, up to @mmap_offset. */
+#define MWIN_REGION_CREATE_SIZE_VER0	32
 
 /**
  * struct mwin_destroy - REGION_DESTROY, WINDOW_DESTROY, WINDOW_INVALIDATE,
@@ -491,12 +548,22 @@ struct mwin_window_renew {
  * @id: in/out, as for &struct mwin_window_info
  * @nr_windows: out, windows cut from the region
  * @length: out, bytes
- * @mmap_offset: out, mmap() offset on /dev/mwin
+ * @mmap_offset: out, mmap() offset on /dev/mwin (a user region's fails
+ *	with ENODEV)
  * @rflags: out, MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV and
  *	MWIN_REGION_READ_ONLY as created
  * @node: out, the NUMA node its pages were allocated on when created
  *	MWIN_REGION_NEAR_DEV; -1 when created without it or when the
  *	device's node is not known. In: must be 0 (it was a reserved field)
+ * @kind: out, enum mwin_region_kind
+ * @pid: out, user kind: the process whose memory the region pins, as the
+ *	caller's PID namespace numbers it; 0 once that process has exited,
+ *	when the caller's namespace does not see it, and for other kinds
+ * @addr: out, user kind: the address of the region's first byte in that
+ *	process (where it was when pinned); 0 for other kinds
+ *
+ * @kind, @pid and @addr are in: must be 0 (callers of the first version,
+ * MWIN_REGION_INFO_SIZE_VER0 bytes, do not pass them).
  */
 struct mwin_region_info {
 	__u32 size;
@@ -507,7 +574,13 @@ struct mwin_region_info {
 	__aligned_u64 mmap_offset;
 	__u32 rflags;
 	__s32 node;
+	__u32 kind;
+	__s32 pid;
+	__aligned_u64 addr;
 };
+
+/* The first version of struct mwin_region_info, up to @node. */
+#define MWIN_REGION_INFO_SIZE_VER0	40
 
 /**
  * enum mwin_peer_state - connection state of a peer
@@ -1054,12 +1127,13 @@ enum {
  */
 #define MWIN_INFO		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
 				     MWIN_CMD_INFO, MWIN_INFO_SIZE_VER0)
-#define MWIN_REGION_CREATE	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_CREATE, \
-				     struct mwin_region_create)
+#define MWIN_REGION_CREATE	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_REGION_CREATE, \
+				     MWIN_REGION_CREATE_SIZE_VER0)
 #define MWIN_REGION_DESTROY	_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_DESTROY, \
 				     struct mwin_destroy)
-#define MWIN_REGION_GET		_IOWR(MWIN_IOCTL_MAGIC, MWIN_CMD_REGION_GET, \
-				     struct mwin_region_info)
+#define MWIN_REGION_GET		_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
+				     MWIN_CMD_REGION_GET, MWIN_REGION_INFO_SIZE_VER0)
 #define MWIN_WINDOW_CREATE	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
 				     MWIN_CMD_WINDOW_CREATE, MWIN_WINDOW_BIND_SIZE_VER0)
 #define MWIN_WINDOW_REBIND	_IOC(_IOC_READ | _IOC_WRITE, MWIN_IOCTL_MAGIC, \
