@@ -106,6 +106,20 @@ static int mwin_cmd_info(struct mwin_ucmd *ucmd)
 	return mwin_info_devs(info);
 }
 
+/* Each kind takes the fields that name its memory, and only those. */
+static int mwin_check_region_kind(const struct mwin_region_create *cmd)
+{
+	switch (cmd->kind) {
+	case MWIN_REGION_KIND_MODULE:
+		return cmd->addr || cmd->fd || cmd->offset ? -EINVAL : 0;
+	case MWIN_REGION_KIND_USER:
+		return cmd->fd || cmd->offset ? -EINVAL : 0;
+	case MWIN_REGION_KIND_FILE:
+		return cmd->addr ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
 static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 {
 	struct mwin_region_create *cmd = ucmd->cmd;
@@ -115,13 +129,7 @@ static int mwin_cmd_region_create(struct mwin_ucmd *ucmd)
 	    (cmd->dev_index && !(cmd->flags & MWIN_REGION_NEAR_DEV)) ||
 	    cmd->id || cmd->mmap_offset)
 		return -EINVAL;
-	/* @fd and @offset are for a file's pages, a kind not made yet */
-	if (cmd->fd || cmd->offset)
-		return -EINVAL;
-	if (cmd->kind == MWIN_REGION_KIND_MODULE ? cmd->addr != 0 :
-	    cmd->kind != MWIN_REGION_KIND_USER)
-		return -EINVAL;
-	return region_create(ucmd);
+	return mwin_check_region_kind(cmd) ?: region_create(ucmd);
 }
 
 static int mwin_check_destroy(struct mwin_destroy *cmd, u32 allowed_flags)

@@ -447,19 +447,24 @@ struct mwin_region_map {
 };
 
 /**
- * struct mwin_region_user - where a user region's pages come from
- *	(region_mem.c)
+ * struct mwin_region_backing - where a user or file region's pages come
+ *	from (region_mem.c)
  * @mm: the creator's mm, grabbed (mmgrab()): charged for the pinned
  *	pages in its pinned_vm until the region is freed; NULL: not charged
  * @pid: the creating process (its thread group), for REGION_GET
- * @addr: the range's first byte in @mm
- * @npinned: pages of the region's @pages pinned so far: all of them once
- *	created, fewer while pinning or after a failed pin
+ * @addr: user kind: the range's first byte in @mm; file kind: its offset
+ *	in @file
+ * @file: file kind: the file, held; a writable region holds a writable
+ *	mapping's count on its mapping (mapping_map_writable()) too
+ * @npinned: pages of the region's @pages pinned (user kind) or held (file
+ *	kind) so far: all of them once created, fewer while pinning or after
+ *	a failed pin
  */
-struct mwin_region_user {
+struct mwin_region_backing {
 	struct mm_struct *mm;
 	struct pid *pid;
 	u64 addr;
+	struct file *file;
 	unsigned long npinned;
 };
 
@@ -474,7 +479,7 @@ struct mwin_region {
 	u32 kind;			/* enum mwin_region_kind */
 	/* charged for the pinned pages (RLIMIT_MEMLOCK); NULL: not charged */
 	struct user_struct *user;
-	struct mwin_region_user umem;	/* MWIN_REGION_KIND_USER */
+	struct mwin_region_backing back; /* user and file kinds */
 	u64 length;
 	unsigned long npages;
 	struct page **pages;
@@ -851,9 +856,11 @@ void region_remove_range(struct mwin_region *r, struct mwin_range *range);
 /* region_mem.c */
 int region_check_user(const struct mwin_region_create *arg);
 int region_pin_user(struct mwin_region *r, u64 addr);
-void region_unpin_user(struct mwin_region *r);
-void region_user_info(const struct mwin_region *r,
-		      struct mwin_region_info *info);
+int region_check_file(const struct mwin_region_create *arg);
+int region_hold_file(struct mwin_region *r, int fd, u64 offset);
+void region_release_backing(struct mwin_region *r);
+void region_backing_info(const struct mwin_region *r,
+			 struct mwin_region_info *info);
 int mwin_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* batch.c */

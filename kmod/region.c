@@ -3,7 +3,8 @@
  * Regions: pages pinned for the region's life, DMA-mapped once per RDMA
  * device, when the first window on that device needs it. A module region's
  * are zeroed kernel pages, mmap-able through /dev/mwin; a user region's
- * are its creator's, pinned where they are (region_mem.c).
+ * are its creator's, pinned where they are, and a file region's a memfd's
+ * or tmpfs file's (region_mem.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -88,11 +89,11 @@ static void region_release(struct mwin_obj *o)
 	struct mwin_region *r = to_region(o);
 
 	WARN_ON(!list_empty(&r->maps));
-	if (r->kind == MWIN_REGION_KIND_USER) {
-		region_unpin_user(r);
-	} else {
+	if (r->kind == MWIN_REGION_KIND_MODULE) {
 		region_free_pages(r);
 		region_unaccount(r);
+	} else {
+		region_release_backing(r);
 	}
 	atomic64_sub(r->length, &mwin_region_bytes);
 	kfree_rcu(r, obj.rcu);
@@ -188,8 +189,12 @@ static void region_abort(struct mwin_obj *o)
 static int region_fill(struct mwin_region *r, struct mwin_region_create *arg,
 		       const struct cred *cred)
 {
-	if (arg->kind == MWIN_REGION_KIND_USER)
+	switch (arg->kind) {
+	case MWIN_REGION_KIND_USER:
 		return region_pin_user(r, arg->addr);
+	case MWIN_REGION_KIND_FILE:
+		return region_hold_file(r, arg->fd, arg->offset);
+	}
 	return region_account(r, cred) ?: region_alloc_pages(r);
 }
 
@@ -206,11 +211,10 @@ int region_create(struct mwin_ucmd *ucmd)
 
 	if (!arg->length || arg->length > MWIN_REGION_MAX_BYTES)
 		return -EINVAL;
-	if (arg->kind == MWIN_REGION_KIND_USER) {
-		ret = region_check_user(arg);
-		if (ret)
-			return ret;
-	}
+	ret = arg->kind == MWIN_REGION_KIND_USER ? region_check_user(arg) :
+	      arg->kind == MWIN_REGION_KIND_FILE ? region_check_file(arg) : 0;
+	if (ret)
+		return ret;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
@@ -721,8 +725,8 @@ int region_get_info(struct mwin_region_info *info,
 	info->rflags = r->flags;
 	info->node = r->node;
 	info->kind = r->kind;
-	if (r->kind == MWIN_REGION_KIND_USER)
-		region_user_info(r, info);
+	if (r->kind != MWIN_REGION_KIND_MODULE)
+		region_backing_info(r, info);
 	region_put(r);
 	return 0;
 }
@@ -820,9 +824,9 @@ int mwin_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!r)
 		return -ENOENT;
 	/*
-	 * A user region's pages are anonymous or another file's: mapped
-	 * here too, they would be in two places of rmap's view at once. The
-	 * process has them mapped already.
+	 * A user or file region's pages are anonymous or another file's:
+	 * mapped here too, they would be in two places of rmap's view at
+	 * once. The process has them mapped already, or maps the file.
 	 */
 	if (r->kind != MWIN_REGION_KIND_MODULE) {
 		region_put(r);

@@ -129,7 +129,8 @@ enum mwin_access {
  *	have MWIN_ACCESS_WRITE or MWIN_ACCESS_ATOMIC (WINDOW_CREATE,
  *	WINDOW_REBIND and a batch's creates and rebinds fail with EACCES);
  *	a user region (MWIN_REGION_KIND_USER) is then pinned for reading
- *	only, so a read-only mapping may back it
+ *	only, so a read-only mapping may back it, and a file region
+ *	(MWIN_REGION_KIND_FILE) needs its file open only for reading
  */
 enum mwin_flags {
 	MWIN_CREATE_FD_OWNED = 1 << 0,
@@ -151,10 +152,15 @@ enum mwin_flags {
  * @MWIN_REGION_KIND_USER: an address range of the calling process,
  *	pinned where it is (&struct mwin_region_create.addr); not mmap-able
  *	through /dev/mwin (ENODEV): the process has it mapped already
+ * @MWIN_REGION_KIND_FILE: pages of a memfd or tmpfs file
+ *	(&struct mwin_region_create.fd and .offset), shared with every
+ *	process that maps the file; not mmap-able through /dev/mwin (ENODEV):
+ *	mmap() the file itself
  */
 enum mwin_region_kind {
 	MWIN_REGION_KIND_MODULE = 0,
 	MWIN_REGION_KIND_USER = 1,
+	MWIN_REGION_KIND_FILE = 2,
 };
 
 /* The peers that went that PEER_GET with MWIN_GET_GONE still finds. */
@@ -247,22 +253,26 @@ struct mwin_info {
  * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV (module kind only),
  *	MWIN_REGION_READ_ONLY, or 0
  * @length: in, bytes, at most 4 GiB; module kind: rounded up to whole
- *	pages; user kind: a multiple of the page size
+ *	pages; user and file kinds: a multiple of the page size
  * @id: out, region id
  * @dev_index: with MWIN_REGION_NEAR_DEV, the kernel index of the RDMA
  *	device (&struct mwin_dev_info.index) whose NUMA node the pages are
  *	allocated on; must be 0 without it
  * @mmap_offset: out, pass to mmap() on /dev/mwin (MAP_SHARED) to reach
  *	the region's memory; a file opened read-only maps it PROT_READ; a
- *	file of a user that may not see the region gets ENOENT. A user
- *	region is given one too (it names the region), but mmap() of it
- *	fails with ENODEV
+ *	file of a user that may not see the region gets ENOENT. User and
+ *	file regions are given one too (it names the region), but mmap() of
+ *	them fails with ENODEV
  * @kind: in, enum mwin_region_kind; callers of the first version
  *	(MWIN_REGION_CREATE_SIZE_VER0 bytes) make MWIN_REGION_KIND_MODULE
- * @fd: in, must be 0 (reserved for a region of a file's pages)
+ * @fd: in, file kind: a file descriptor of the caller's, of a memfd or a
+ *	tmpfs file, open for reading and, unless MWIN_REGION_READ_ONLY,
+ *	writing; other kinds: must be 0
  * @addr: in, user kind: the first byte of the range of the caller's
- *	address space, page-aligned and not 0; module kind: must be 0
- * @offset: in, must be 0 (reserved for a region of a file's pages)
+ *	address space, page-aligned and not 0; other kinds: must be 0
+ * @offset: in, file kind: the first byte of the region in the file,
+ *	page-aligned; @offset + @length at most the file's size; other
+ *	kinds: must be 0
  *
  * Module kind: the region's pages are allocated zeroed, pinned and
  * charged to the RLIMIT_MEMLOCK of the user that opened the file (its
@@ -288,21 +298,38 @@ struct mwin_info {
  * parent's; the region outlives the process unless MWIN_CREATE_FD_OWNED,
  * as a module region does. See "Region kinds" in Documentation/mwin.rst.
  *
- * Both kinds count against the module's limit on region memory
+ * File kind: the pages of [@offset, @offset + @length) of the file (the
+ * holes among them allocated) are held by the region, charged as a user
+ * region's, and shared with every process that maps the file: what one
+ * writes the windows show, what a remote WRITE puts there they see. The
+ * region holds the file open, and for a writable region holds off
+ * F_SEAL_WRITE as a writable shared mapping does (fcntl() fails with
+ * EBUSY). The region keeps its pages whatever the file does: a truncation
+ * or hole punch over them takes them out of the file, not out of the
+ * region, and the processes then see other pages there.
+ *
+ * All kinds count against the module's limit on region memory
  * (&struct mwin_info.max_region_bytes).
  *
  * Errors: EINVAL (length 0 or over 4 GiB, an unknown flag or kind, a
  * @dev_index without MWIN_REGION_NEAR_DEV; user kind: @addr 0 or @addr or
  * @length not page-aligned, @addr + @length past the end of the address
- * space, MWIN_REGION_NEAR_DEV; any kind: @fd or @offset not 0; module
- * kind: @addr not 0), ENODEV (MWIN_REGION_NEAR_DEV: mwin has no device of
- * that index), ENOSPC (the module's region memory or object limit would
- * be exceeded), ENOMEM (no memory, or the region would exceed the
- * RLIMIT_MEMLOCK of the opener's user (module kind) or of the caller's
- * pinned memory (user kind)), EFAULT (user kind: a page of the range is
- * not mapped, or not writable without MWIN_REGION_READ_ONLY, or is I/O
- * memory that cannot be pinned), EINTR (killed while allocating or
- * pinning). A failed create leaves nothing allocated, pinned or charged.
+ * space, MWIN_REGION_NEAR_DEV; file kind: @offset or @length not
+ * page-aligned, the range past the file's end, the file not a memfd or
+ * tmpfs file (a hugetlbfs memfd neither), MWIN_REGION_NEAR_DEV; an @fd or
+ * @offset for other kinds, an @addr for other kinds than user),
+ * EBADF (file kind: @fd is not an open file descriptor), EACCES (file
+ * kind: @fd not open for reading, or for writing without
+ * MWIN_REGION_READ_ONLY), EPERM (file kind, writable: the memfd is sealed
+ * F_SEAL_WRITE or F_SEAL_FUTURE_WRITE), ENODEV (MWIN_REGION_NEAR_DEV: mwin
+ * has no device of that index), ENOSPC (the module's region memory or
+ * object limit would be exceeded; file kind: also the tmpfs is full),
+ * ENOMEM (no memory, or the region would exceed the RLIMIT_MEMLOCK of the
+ * opener's user (module kind) or of the caller's pinned memory (user and
+ * file kinds)), EFAULT (user kind: a page of the range is not mapped, or
+ * not writable without MWIN_REGION_READ_ONLY, or is I/O memory that cannot
+ * be pinned), EINTR (killed while allocating or pinning). A failed create
+ * leaves nothing allocated, pinned or charged.
  */
 struct mwin_region_create {
 	__u32 size;
@@ -556,11 +583,13 @@ struct mwin_window_renew {
  *	MWIN_REGION_NEAR_DEV; -1 when created without it or when the
  *	device's node is not known. In: must be 0 (it was a reserved field)
  * @kind: out, enum mwin_region_kind
- * @pid: out, user kind: the process whose memory the region pins, as the
- *	caller's PID namespace numbers it; 0 once that process has exited,
- *	when the caller's namespace does not see it, and for other kinds
+ * @pid: out, user and file kinds: the process that made the region (for
+ *	the user kind, whose memory it pins), as the caller's PID namespace
+ *	numbers it; 0 once that process has exited, when the caller's
+ *	namespace does not see it, and for the module kind
  * @addr: out, user kind: the address of the region's first byte in that
- *	process (where it was when pinned); 0 for other kinds
+ *	process (where it was when pinned); file kind: its offset in the
+ *	file; 0 for the module kind
  *
  * @kind, @pid and @addr are in: must be 0 (callers of the first version,
  * MWIN_REGION_INFO_SIZE_VER0 bytes, do not pass them).
