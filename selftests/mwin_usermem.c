@@ -7,6 +7,10 @@
  * (VmPin) against its RLIMIT_MEMLOCK; what the process does meanwhile
  * (munmap(), fork(), exit) does not take them from the region. Every bad
  * input fails with its errno and leaves nothing pinned.
+ *
+ * File regions (MWIN_REGION_KIND_FILE): pages of a memfd that local
+ * processes share, reached remotely through windows; the region keeps its
+ * pages whatever the file does.
  */
 #define _GNU_SOURCE
 #include <sys/resource.h>
@@ -380,7 +384,7 @@ TEST_F(usermem, bad_inputs)
 	BAD_FIELD(fd, 3);
 	BAD_FIELD(fd, -1);
 	BAD_FIELD(offset, PAGE);
-	BAD_FIELD(kind, 2);
+	BAD_FIELD(kind, 3);
 	BAD_FIELD(kind, ~0U);
 	/* a module region names no address */
 	BAD_FIELD(kind, MWIN_REGION_KIND_MODULE);
@@ -690,6 +694,239 @@ TEST_F(usermem, lease_expires)
 				      &wi));
 	EXPECT_ACCESS_REFUSED(self->a, mwpeer_read(self->a, b.rkey, 0, NULL,
 						   8));
+}
+
+/* ---- file regions ------------------------------------------------- */
+
+#define FILE_PAGES	16
+
+/* A file region over [@off, @off + @len) of @fd: 0 or -errno. */
+static int filemem_create(int fd, int file, uint64_t off, uint64_t len,
+			  uint32_t flags, uint32_t *id)
+{
+	struct mwin_region_create c = {
+		.size = sizeof(c),
+		.flags = flags,
+		.length = len,
+		.kind = MWIN_REGION_KIND_FILE,
+		.fd = file,
+		.offset = off,
+	};
+	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &c);
+
+	if (!ret && id)
+		*id = c.id;
+	return ret;
+}
+
+FIXTURE(filemem)
+{
+	int fd;
+	int memfd;
+	uint8_t *map;		/* this process's shared mapping of it */
+	long pin0;
+	struct mwpeer *a;
+};
+
+FIXTURE_SETUP(filemem)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	self->memfd = memfd_create("mwin-test", MFD_ALLOW_SEALING);
+	ASSERT_LE(0, self->memfd);
+	ASSERT_EQ(0, ftruncate(self->memfd, FILE_PAGES * PAGE));
+	self->map = mmap(NULL, FILE_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, self->memfd, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	self->a = test_connect();
+	ASSERT_NE(NULL, self->a);
+	self->pin0 = vm_pin_kb();
+}
+
+FIXTURE_TEARDOWN(filemem)
+{
+	EXPECT_EQ(self->pin0, wait_pin_kb(self->pin0));
+	mwpeer_close(self->a);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, FILE_PAGES * PAGE);
+	close(self->memfd);
+	close(self->fd);
+}
+
+/*
+ * Two local processes share a memfd: what another process writes through
+ * its mapping a remote READ sees, and a remote WRITE shows in the file.
+ */
+TEST_F(filemem, shared_with_processes)
+{
+	struct mwin_window_bind b;
+	struct mwin_region_info ri;
+	uint32_t region;
+	int status;
+	char got[16];
+	pid_t pid;
+
+	/* holes too: the region allocates the file's pages it covers */
+	ASSERT_EQ(0, filemem_create(self->fd, self->memfd, 2 * PAGE, 8 * PAGE,
+				    0, &region));
+	EXPECT_EQ(self->pin0 + 32, vm_pin_kb());
+	ASSERT_EQ(0, mwin_region_get(self->fd, region, 0, &ri));
+	EXPECT_EQ(MWIN_REGION_KIND_FILE, ri.kind);
+	EXPECT_EQ(getpid(), ri.pid);
+	EXPECT_EQ(2 * PAGE, ri.addr);
+	EXPECT_EQ(8 * PAGE, ri.length);
+	ASSERT_EQ(0, grant(self->fd, region, self->a, &b, 0, 8 * PAGE,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+
+	/* another process, its own mapping of the file */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint8_t *m = mmap(NULL, FILE_PAGES * PAGE, PROT_WRITE,
+				  MAP_SHARED, self->memfd, 0);
+
+		if (m == MAP_FAILED)
+			_exit(1);
+		memcpy(m + 3 * PAGE + 5, "from a process", 14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, PAGE + 5, got,
+					      14));
+	EXPECT_EQ(0, memcmp(got, "from a process", 14));
+
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  test_write_fenced(self->a, test_iwarp(self->a), b.rkey,
+				    7 * PAGE, "remote", 6));
+	EXPECT_EQ(0, memcmp(self->map + 9 * PAGE, "remote", 6));
+	ASSERT_EQ(6, pread(self->memfd, got, 6, 9 * PAGE));
+	EXPECT_EQ(0, memcmp(got, "remote", 6));
+
+	/* a window stops at the region's end, not the file's */
+	EXPECT_ACCESS_REFUSED(self->a, mwpeer_read(self->a, b.rkey, 8 * PAGE,
+						   NULL, 1));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region,
+					 MWIN_REGION_DESTROY_FORCE));
+}
+
+/*
+ * Truncation: the region keeps its pages; the file, and the processes
+ * that map it, get new ones.
+ */
+TEST_F(filemem, truncate_detaches_pages)
+{
+	struct mwin_window_bind b;
+	uint32_t region;
+	char got[8];
+
+	memset(self->map, 'F', FILE_PAGES * PAGE);
+	ASSERT_EQ(0, filemem_create(self->fd, self->memfd, 0, 4 * PAGE, 0,
+				    &region));
+	ASSERT_EQ(0, grant(self->fd, region, self->a, &b, 0, 4 * PAGE,
+			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
+	ASSERT_EQ(0, ftruncate(self->memfd, 0));
+	ASSERT_EQ(0, ftruncate(self->memfd, FILE_PAGES * PAGE));
+	EXPECT_EQ(0, self->map[PAGE]);
+
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, PAGE, got, 8));
+	EXPECT_EQ(0, memcmp(got, "FFFFFFFF", 8));
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  test_write_fenced(self->a, test_iwarp(self->a), b.rkey, 0,
+				    "gone", 4));
+	EXPECT_EQ(0, self->map[0]);
+	EXPECT_EQ(self->pin0 + 16, vm_pin_kb());
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region,
+					 MWIN_REGION_DESTROY_FORCE));
+	EXPECT_EQ(self->pin0, wait_pin_kb(self->pin0));
+}
+
+/*
+ * Seals: a write-sealed memfd makes only read-only regions; a writable
+ * region holds F_SEAL_WRITE off, as a writable shared mapping does.
+ */
+TEST_F(filemem, write_seal)
+{
+	uint32_t region, ro;
+
+	munmap(self->map, FILE_PAGES * PAGE);
+	self->map = MAP_FAILED;
+	ASSERT_EQ(0, filemem_create(self->fd, self->memfd, 0, PAGE, 0,
+				    &region));
+	EXPECT_EQ(-1, fcntl(self->memfd, F_ADD_SEALS, F_SEAL_WRITE));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region, 0));
+	ASSERT_EQ(0, fcntl(self->memfd, F_ADD_SEALS, F_SEAL_WRITE));
+
+	EXPECT_EQ(-EPERM, filemem_create(self->fd, self->memfd, 0, PAGE, 0,
+					 &region));
+	EXPECT_EQ(self->pin0, vm_pin_kb());
+	ASSERT_EQ(0, filemem_create(self->fd, self->memfd, 0, PAGE,
+				    MWIN_REGION_READ_ONLY, &ro));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, ro, 0));
+}
+
+/* Each bad input: its errno, no region, nothing held. */
+TEST_F(filemem, bad_inputs)
+{
+	struct mwin_region_create c = {
+		.size = sizeof(c),
+		.length = PAGE,
+		.kind = MWIN_REGION_KIND_FILE,
+		.fd = self->memfd,
+		.addr = (uintptr_t)self->map,
+	};
+	struct mwin_info before, after;
+	int ro, devnull;
+	char path[64];
+	uint32_t id;
+
+	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
+	devnull = open("/dev/null", O_RDWR);
+	ASSERT_LE(0, devnull);
+	/* the same memfd, opened for reading only */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", self->memfd);
+	ro = open(path, O_RDONLY);
+	ASSERT_LE(0, ro);
+#define BAD(_file, _off, _len, _flags, _err) do {				EXPECT_EQ(_err, filemem_create(self->fd, _file, _off, _len,					       _flags, &id));				EXPECT_EQ(self->pin0, vm_pin_kb());				} while (0)
+	BAD(-1, 0, PAGE, 0, -EBADF);
+	BAD(1000, 0, PAGE, 0, -EBADF);
+	BAD(devnull, 0, PAGE, 0, -EINVAL);		/* not tmpfs */
+	BAD(self->fd, 0, PAGE, 0, -EINVAL);		/* /dev/mwin */
+	BAD(self->memfd, 1, PAGE, 0, -EINVAL);
+	BAD(self->memfd, 0, PAGE + 1, 0, -EINVAL);
+	BAD(self->memfd, 0, 0, 0, -EINVAL);
+	BAD(self->memfd, (FILE_PAGES - 1) * PAGE, 2 * PAGE, 0, -EINVAL);
+	BAD(self->memfd, ~0ULL - PAGE + 1, 2 * PAGE, 0, -EINVAL);
+	BAD(self->memfd, 0, PAGE, MWIN_REGION_NEAR_DEV, -EINVAL);
+	BAD(ro, 0, PAGE, 0, -EACCES);
+#undef BAD
+	/* an address is the user kind's */
+	EXPECT_EQ(-EINVAL, mwin_ioctl(self->fd, MWIN_REGION_CREATE, &c));
+	ASSERT_EQ(0, mwin_info(self->fd, &after, NULL, 0));
+	EXPECT_EQ(before.nr_regions, after.nr_regions);
+
+	/* read-only: the read-only open serves */
+	ASSERT_EQ(0, filemem_create(self->fd, ro, 0, PAGE,
+				    MWIN_REGION_READ_ONLY, &id));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, id, 0));
+	close(ro);
+	close(devnull);
+}
+
+/* mmap() the file, not the region: ENODEV. */
+TEST_F(filemem, mmap_refused)
+{
+	struct mwin_region_info ri;
+	uint32_t region;
+
+	ASSERT_EQ(0, filemem_create(self->fd, self->memfd, 0, PAGE, 0,
+				    &region));
+	ASSERT_EQ(0, mwin_region_get(self->fd, region, 0, &ri));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED,
+				   self->fd, (off_t)ri.mmap_offset));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, region, 0));
 }
 
 TEST_HARNESS_MAIN
