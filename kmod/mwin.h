@@ -4,8 +4,8 @@
  *
  * Objects
  *   region  pinned pages: the module's own (region.c), or a range of its
- *           creator's address space (region_mem.c); DMA-mapped once per
- *           RDMA device, lazily
+ *           creator's address space or a memfd's pages (region_mem.c);
+ *           DMA-mapped once per RDMA device, lazily
  *   peer    one accepted RDMA CM connection: PD, send CQ, recv CQ, RC QP
  *   tenant  a named remote principal: who may connect, from where, how
  *           often, and with what key (tenant.c; admission in admit.c,
