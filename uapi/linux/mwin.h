@@ -12,7 +12,7 @@
  * DOC: mwin uAPI
  *
  * /dev/mwin hands remote RDMA peers fine-grained, revocable access to
- * memory owned by the kernel. Three kinds of object exist, each named by a
+ * memory owned by the kernel. Four kinds of object exist, each named by a
  * positive 32-bit id that is never reused while the module is loaded:
  *
  *  - a *region*: pinned memory: zeroed kernel pages, mmap-able through
