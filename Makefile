@@ -346,7 +346,8 @@ LIB_MAN3_libmwin := mwin_open mwin_close mwin_ioctl mwin_strerror \
 	mwin_down_reason_name mwin_reject_reason_name mwin_access_str \
 	mwin_access_parse
 LIB_MAN3_mwin_region := mwin_region_create mwin_region_create_opts \
-	mwin_region_create_near mwin_region_destroy mwin_region_get mwin_region_mmap
+	mwin_region_create_near mwin_region_create_user mwin_region_create_file \
+	mwin_region_destroy mwin_region_get mwin_region_mmap
 LIB_MAN3_mwin_window := mwin_window_create mwin_window_rebind \
 	mwin_window_invalidate mwin_window_destroy mwin_window_renew \
 	mwin_window_get mwin_window_batch

@@ -60,6 +60,14 @@ static const struct explanation explanations[] = {
 	SAYS(REGION_CREATE, ENOSPC, "no room for a region"),
 	SAYS(REGION_CREATE, ENOMEM, "out of memory for a region"),
 	SAYS(REGION_CREATE, ENODEV, "the RDMA device went away"),
+	SAYS(REGION_CREATE, EINVAL, "bad region: an unknown kind or flag, a length of 0 or over 4 GiB, "
+	     "an address, offset or length not page-aligned, a range past the file's end, "
+	     "or a file not a memfd or tmpfs file"),
+	SAYS(REGION_CREATE, EFAULT, "a page of the range is not mapped, or not writable (a read-only region may be)"),
+	SAYS(REGION_CREATE, EBADF, "not an open file descriptor"),
+	SAYS(REGION_CREATE, EACCES, "the file is not open for reading, or for writing (a read-only region needs reading only)"),
+	SAYS(REGION_CREATE, EPERM, "the memfd is sealed against writing: only a read-only region may have it"),
+	SAYS(REGION_MMAP, ENODEV, "a user or file region: map the memory itself"),
 	SAYS(REGION_DESTROY, EBUSY, "the region has windows"),
 	SAYS(REGION_GET, ENOENT, "no such region"),
 	SAYS(REGION_MMAP, ENOENT, "no such region"),
@@ -73,6 +81,7 @@ static const struct explanation explanations[] = {
 	BIND(E2BIG, "window larger than the grantee's device can map"),
 	BIND(ERANGE, "the range leaves the region"),
 	BIND(ENOMEM, "out of memory"),
+	BIND(EACCES, "write or atomic rights in a read-only region"),
 	BIND(ETIMEDOUT, "the device did not answer in time; the window is broken and its peer is being torn down"),
 	SAYS(WINDOW_CREATE, ENOSPC, "window limit reached"),
 	SAYS(WINDOW_INVALIDATE, ENOTCONN, "its peer is gone"),

@@ -40,20 +40,31 @@ int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
 }
 
 /*
- * The ioctl's struct of @opts. The library knows one version of struct
- * mwin_region_opts; a later one will read the fields an older caller's
- * @size covers and take 0 for the rest.
+ * The ioctl's struct of @opts. A caller built against an older <mwin/mwin.h>
+ * passes a smaller @opts->size: only the fields it covers are read, the
+ * rest are 0, so that it gets what it got then (a module region). Every
+ * version ends on an 8-byte boundary; a size that does not is no version.
  */
 static int region_cmd(const struct mwin_region_opts *opts,
 		      struct mwin_region_create *cmd)
 {
-	if (opts->size != sizeof(*opts) || opts->__reserved)
+	struct mwin_region_opts o = { 0 };
+
+	if (opts->size < MWIN_REGION_OPTS_SIZE_VER0 ||
+	    opts->size > sizeof(o) || opts->size % 8)
+		return -EINVAL;
+	memcpy(&o, opts, opts->size);
+	if (o.__reserved)
 		return -EINVAL;
 	*cmd = (struct mwin_region_create){
 		.size = sizeof(*cmd),
-		.flags = opts->flags,
-		.length = opts->length,
-		.dev_index = opts->dev_index,
+		.flags = o.flags,
+		.length = o.length,
+		.dev_index = o.dev_index,
+		.kind = o.kind,
+		.fd = o.fd,
+		.addr = o.addr,
+		.offset = o.offset,
 	};
 	return 0;
 }
@@ -96,6 +107,35 @@ int mwin_region_create_near(int fd, uint64_t length, uint32_t flags,
 	};
 
 	return mwin_region_create_opts(fd, &o, id, mmap_offset);
+}
+
+int mwin_region_create_user(int fd, void *addr, uint64_t length,
+			    uint32_t flags, uint32_t *id)
+{
+	struct mwin_region_opts o = {
+		.size = sizeof(o),
+		.flags = flags,
+		.length = length,
+		.kind = MWIN_REGION_KIND_USER,
+		.addr = (uintptr_t)addr,
+	};
+
+	return mwin_region_create_opts(fd, &o, id, NULL);
+}
+
+int mwin_region_create_file(int fd, int file_fd, uint64_t offset,
+			    uint64_t length, uint32_t flags, uint32_t *id)
+{
+	struct mwin_region_opts o = {
+		.size = sizeof(o),
+		.flags = flags,
+		.length = length,
+		.kind = MWIN_REGION_KIND_FILE,
+		.fd = file_fd,
+		.offset = offset,
+	};
+
+	return mwin_region_create_opts(fd, &o, id, NULL);
 }
 
 static int mwin_by_id(int fd, unsigned long cmd, uint32_t id, uint32_t flags)

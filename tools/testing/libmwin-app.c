@@ -90,6 +90,20 @@ static void check_no_module(void)
 
 	expect_int("region opts of an unknown size",
 		   mwin_region_create_opts(-1, &o, &id, NULL), -EINVAL);
+	o.size = sizeof(o) + 8;
+	expect_int("region opts larger than the library's",
+		   mwin_region_create_opts(-1, &o, &id, NULL), -EINVAL);
+	o.size = MWIN_REGION_OPTS_SIZE_VER0 - 8;
+	expect_int("region opts smaller than the first version",
+		   mwin_region_create_opts(-1, &o, &id, NULL), -EINVAL);
+	/* a caller of the first version is taken: the ioctl says EBADF */
+	o.size = MWIN_REGION_OPTS_SIZE_VER0;
+	expect_int("region opts of the first version",
+		   mwin_region_create_opts(-1, &o, &id, NULL), -EBADF);
+	expect_int("a user region, no module",
+		   mwin_region_create_user(-1, &o, 4096, 0, &id), -EBADF);
+	expect_int("a file region, no module",
+		   mwin_region_create_file(-1, 0, 0, 4096, 0, &id), -EBADF);
 	if (access(MWIN_DEV_PATH, F_OK))
 		expect_int("mwin_open() without /dev/mwin", mwin_open(), -ENOENT);
 	if (access(MWIN_DEV_PATH, F_OK))

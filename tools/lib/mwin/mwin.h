@@ -51,12 +51,21 @@ int mwin_info(int fd, struct mwin_info *info, struct mwin_dev_info *devs,
 
 /**
  * struct mwin_region_opts - what mwin_region_create_opts() makes
- * @size: sizeof(struct mwin_region_opts) as the caller knows it; fields
- *	added later at the end are 0 for a caller built before them
- * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV, or 0
- * @length: bytes, rounded up to whole pages; at most 4 GiB
+ * @size: sizeof(struct mwin_region_opts) as the caller knows it: any
+ *	version's size from MWIN_REGION_OPTS_SIZE_VER0 up; the fields past
+ *	it are taken as 0 (a caller built before them makes a module region)
+ * @flags: MWIN_CREATE_FD_OWNED, MWIN_REGION_NEAR_DEV (module kind),
+ *	MWIN_REGION_READ_ONLY, or 0
+ * @length: bytes, at most 4 GiB; module kind: rounded up to whole pages;
+ *	user and file kinds: a multiple of the page size
  * @dev_index: with MWIN_REGION_NEAR_DEV, the device (&struct
  *	mwin_dev_info.index) whose NUMA node holds the pages; else 0
+ * @kind: enum mwin_region_kind: where the memory comes from
+ * @fd: file kind: the caller's file descriptor of a memfd or tmpfs file
+ * @addr: user kind: the first byte of the caller's range, page-aligned
+ * @offset: file kind: the region's first byte in the file, page-aligned
+ *
+ * The fields mirror &struct mwin_region_create, which documents them.
  */
 struct mwin_region_opts {
 	uint32_t size;
@@ -64,12 +73,22 @@ struct mwin_region_opts {
 	uint64_t length;
 	uint32_t dev_index;
 	uint32_t __reserved;
+	/* MWIN_REGION_OPTS_SIZE_VER0 ends here */
+	uint32_t kind;
+	int32_t fd;
+	uint64_t addr;
+	uint64_t offset;
 };
+
+/* The first version of struct mwin_region_opts, up to @__reserved. */
+#define MWIN_REGION_OPTS_SIZE_VER0	24
 
 /*
  * MWIN_REGION_CREATE of @opts: *@id gets the region's id, *@mmap_offset
- * (may be NULL) the offset mmap() takes. EINVAL for an @opts->size the
- * library does not know, or a non-zero reserved field.
+ * (may be NULL) the offset mmap() takes (a module region's alone maps).
+ * EINVAL for an @opts->size the library does not know (under
+ * MWIN_REGION_OPTS_SIZE_VER0, over sizeof, not a multiple of 8), or a
+ * non-zero reserved field.
  */
 int mwin_region_create_opts(int fd, const struct mwin_region_opts *opts,
 			    uint32_t *id, uint64_t *mmap_offset);
@@ -80,19 +99,38 @@ int mwin_region_create(int fd, uint64_t length, uint32_t flags, uint32_t *id,
 int mwin_region_create_near(int fd, uint64_t length, uint32_t flags,
 			    uint32_t dev_index, uint32_t *id,
 			    uint64_t *mmap_offset);
+/*
+ * A region of the caller's own memory, [@addr, @addr + @length), pinned
+ * where it is (MWIN_REGION_KIND_USER): both page-aligned. @flags:
+ * MWIN_CREATE_FD_OWNED, MWIN_REGION_READ_ONLY (a read-only pin; no window
+ * may write), or 0. The memory stays pinned until the region goes.
+ */
+int mwin_region_create_user(int fd, void *addr, uint64_t length,
+			    uint32_t flags, uint32_t *id);
+/*
+ * A region of bytes [@offset, @offset + @length) of the memfd or tmpfs
+ * file @file_fd (MWIN_REGION_KIND_FILE), both page-aligned; the region
+ * holds the file. @flags as for mwin_region_create_user(); a writable
+ * region needs @file_fd open O_RDWR.
+ */
+int mwin_region_create_file(int fd, int file_fd, uint64_t offset,
+			    uint64_t length, uint32_t flags, uint32_t *id);
 /* MWIN_REGION_DESTROY; @flags MWIN_REGION_DESTROY_FORCE or 0. */
 int mwin_region_destroy(int fd, uint32_t id, uint32_t flags);
 /*
  * MWIN_REGION_GET of region @id; with @flags MWIN_GET_NEXT the region of
- * the next id after @id (0 starts a list, -ENOENT ends it). The same holds
- * for mwin_window_get(), mwin_peer_get() and mwin_tenant_get().
+ * the next id after @id (0 starts a list, -ENOENT ends it); @info gets
+ * the whole of today's struct, the kind and backing (kind, pid, addr) too.
+ * The same holds for mwin_window_get(), mwin_peer_get() and
+ * mwin_tenant_get().
  */
 int mwin_region_get(int fd, uint32_t id, uint32_t flags,
 		    struct mwin_region_info *info);
 /*
  * The whole of region @id mapped read-write (MAP_SHARED) into the caller;
  * *@length (may be NULL) gets its size, for munmap(). NULL on failure,
- * errno set.
+ * errno set (ENODEV: a user or file region, whose memory the caller maps
+ * itself).
  */
 void *mwin_region_mmap(int fd, uint32_t id, size_t *length);
 

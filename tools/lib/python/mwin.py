@@ -20,7 +20,8 @@ _u8, _u32, _s32, _u64 = ctypes.c_uint8, ctypes.c_uint32, ctypes.c_int32, \
 
 ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC = 1, 2, 4
 CREATE_FD_OWNED, WINDOW_OVERLAP, WINDOW_QUIET, WINDOW_ONCE, \
-    REGION_NEAR_DEV = 1, 2, 4, 8, 16
+    REGION_NEAR_DEV, REGION_READ_ONLY = 1, 2, 4, 8, 16, 32
+REGION_KIND_MODULE, REGION_KIND_USER, REGION_KIND_FILE = 0, 1, 2
 GET_NEXT, GET_GONE = 1, 2
 REGION_DESTROY_FORCE = 1
 STATS_MODULE, STATS_PEER, STATS_TENANT = 1, 2, 3
@@ -64,13 +65,15 @@ class Info(ctypes.Structure):
 
 class RegionOpts(ctypes.Structure):
     _fields_ = [("size", _u32), ("flags", _u32), ("length", _u64),
-                ("dev_index", _u32), ("_reserved", _u32)]
+                ("dev_index", _u32), ("_reserved", _u32), ("kind", _u32),
+                ("fd", _s32), ("addr", _u64), ("offset", _u64)]
 
 
 class RegionInfo(ctypes.Structure):
     _fields_ = [("size", _u32), ("flags", _u32), ("id", _u32),
                 ("nr_windows", _u32), ("length", _u64), ("mmap_offset", _u64),
-                ("rflags", _u32), ("node", _s32)]
+                ("rflags", _u32), ("node", _s32), ("kind", _u32),
+                ("pid", _s32), ("addr", _u64)]
 
 
 class WindowBind(ctypes.Structure):
@@ -147,6 +150,9 @@ def _load():
         "mwin_close": (i, [i]),
         "mwin_info": (i, [i, p(Info), p(DevInfo), _u32]),
         "mwin_region_create_opts": (i, [i, p(RegionOpts), p(_u32), p(_u64)]),
+        "mwin_region_create_user": (i, [i, ctypes.c_void_p, _u64, _u32,
+                                        p(_u32)]),
+        "mwin_region_create_file": (i, [i, i, _u64, _u64, _u32, p(_u32)]),
         "mwin_region_destroy": (i, [i, _u32, _u32]),
         "mwin_region_get": (i, [i, _u32, _u32, p(RegionInfo)]),
         "mwin_window_create": (i, [i, p(WindowBind)]),
@@ -327,6 +333,39 @@ class Mwin:
         _check(CALL_REGION_CREATE, _lib.mwin_region_create_opts(
             self.fd, ctypes.byref(o), ctypes.byref(rid), ctypes.byref(off)))
         return rid.value, off.value
+
+    def region_create_user(self, buf, length=None, flags=0):
+        """A region of the caller's memory, pinned where it is: its id.
+
+        buf: a writable buffer (mmap, bytearray, ctypes array...) or an
+        address; its start and length page-aligned (an mmap's are). The
+        region keeps the pages pinned whatever becomes of buf: keep buf for
+        as long as the region is to show what the program writes there.
+        """
+        if isinstance(buf, int):
+            if length is None:
+                raise ValueError("an address needs a length")
+            addr = buf
+        else:
+            with memoryview(buf) as v:
+                length = v.nbytes if length is None else length
+            c = ctypes.c_char.from_buffer(buf)
+            addr = ctypes.addressof(c)
+            del c       # the buffer export: an mmap may be closed later
+        rid = _u32()
+        _check(CALL_REGION_CREATE, _lib.mwin_region_create_user(
+            self.fd, addr, length, flags, ctypes.byref(rid)))
+        return rid.value
+
+    def region_create_file(self, file, offset, length, flags=0):
+        """A region of bytes [offset, offset + length) of a memfd or tmpfs
+        file (a file object or descriptor): its id. The region holds the
+        file; a writable one needs it open for reading and writing."""
+        fd = file if isinstance(file, int) else file.fileno()
+        rid = _u32()
+        _check(CALL_REGION_CREATE, _lib.mwin_region_create_file(
+            self.fd, fd, offset, length, flags, ctypes.byref(rid)))
+        return rid.value
 
     def region_destroy(self, rid, force=False):
         _check(CALL_REGION_DESTROY, _lib.mwin_region_destroy(
