@@ -342,7 +342,8 @@ MWIN_GROUP ?= rdma
 LIB_MAN3 := libmwin mwin_region mwin_window mwin_tenant mwin_peer mwin_stats \
 	mwin_events
 LIB_MAN3_libmwin := mwin_open mwin_close mwin_ioctl mwin_strerror \
-	mwin_window_state_name mwin_peer_state_name mwin_revoke_reason_name \
+	mwin_window_state_name mwin_peer_state_name mwin_region_kind_name \
+	mwin_revoke_reason_name \
 	mwin_down_reason_name mwin_reject_reason_name mwin_access_str \
 	mwin_access_parse
 LIB_MAN3_mwin_region := mwin_region_create mwin_region_create_opts \

@@ -3,7 +3,8 @@
  * mwctl, the operator CLI, run as a program (build/tools/mwctl, or $MWCTL)
  * against the real module: its help and usage errors, what it says
  * without /dev/mwin or without the rights to it, and the module's devices
- * (dev show) and regions (create, show, destroy, write, read), text and
+ * (dev show) and regions (create, show, destroy, write, read; of a tmpfs
+ * file, and a user region as show prints it), text and
  * JSON checked against each other and against what the module reports
  * through libmwin. Object ids are always taken from the output.
  *
@@ -370,7 +371,7 @@ TEST_F(mw, region_create_show_destroy)
 	char want[256], *line;
 
 	/* the fixture's region, made by "region create size 64K" */
-	snprintf(want, sizeof(want), "region %u size 65536 windows 0\n",
+	snprintf(want, sizeof(want), "region %u size 65536 windows 0 kind module\n",
 		 self->region);
 	ASSERT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
 	EXPECT_EQ(65536, ri.length);
@@ -380,7 +381,7 @@ TEST_F(mw, region_create_show_destroy)
 	EXPECT_OK(&self->r);
 	a = first_id(self->r.out, "region");
 	ASSERT_NE(0, a);
-	snprintf(want, sizeof(want), "region %u size 12288 windows 0\n", a);
+	snprintf(want, sizeof(want), "region %u size 12288 windows 0 kind module\n", a);
 	EXPECT_STREQ(want, self->r.out);
 	ASSERT_EQ(0, mwin_region_get(self->fd, a, 0, &ri));
 	EXPECT_EQ(12288, ri.length);
@@ -412,7 +413,7 @@ TEST_F(mw, region_create_show_destroy)
 	jfree(j);
 	RUN(&self->r, "-d region show %u", c);
 	EXPECT_OK(&self->r);
-	snprintf(want, sizeof(want), "region %u size 1048576 windows 0 mmap_offset 0x%llx\n",
+	snprintf(want, sizeof(want), "region %u size 1048576 windows 0 kind module mmap_offset 0x%llx\n",
 		 c, (unsigned long long)ri.mmap_offset);
 	EXPECT_STREQ(want, self->r.out);
 
@@ -446,7 +447,7 @@ TEST_F(mw, region_create_show_destroy)
 	jfree(j);
 	RUN(&self->r, "r s %u", a);
 	EXPECT_OK(&self->r);
-	snprintf(want, sizeof(want), "region %u size 12288 windows 0\n", a);
+	snprintf(want, sizeof(want), "region %u size 12288 windows 0 kind module\n", a);
 	EXPECT_STREQ(want, self->r.out);
 	RUN(&self->r, "-j region show %u", a);
 	j = jparse(self->r.out);
@@ -587,6 +588,179 @@ TEST_F(mw, region_write_read)
 	munmap(mem, len);
 	unlink(path_in);
 	unlink(path_out);
+}
+
+/* ---------------------------------------------------------- region kinds */
+
+#define SHM_PATH	"/dev/shm/mwctl-test"
+#define SHM_LEN		(4 * 4096)
+
+/* A tmpfs file of SHM_LEN bytes, page n holding byte 'a' + n. */
+static void make_shm_file(struct __test_metadata *_metadata)
+{
+	uint8_t page[4096];
+	int fd, i;
+
+	fd = open(SHM_PATH, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < SHM_LEN / 4096; i++) {
+		memset(page, 'a' + i, sizeof(page));
+		ASSERT_EQ(sizeof(page), write(fd, page, sizeof(page)));
+	}
+	close(fd);
+}
+
+/* region create file: a tmpfs file's pages; show says the kind and where */
+TEST_F(mw, region_create_file)
+{
+	struct mwin_window_bind b = { .size = sizeof(b) };
+	struct mwin_region_info ri;
+	uint32_t f, ro;
+	char want[256];
+	jv *j;
+
+	make_shm_file(_metadata);
+	RUN(&self->r, "region create file %s offset 4K len 8K", SHM_PATH);
+	EXPECT_OK(&self->r);
+	f = first_id(self->r.out, "region");
+	ASSERT_NE(0, f);
+	snprintf(want, sizeof(want),
+		 "region %u size 8192 windows 0 kind file offset 4096\n", f);
+	EXPECT_STREQ(want, self->r.out);
+	/* the region holds the file's pages, and outlives mwctl */
+	ASSERT_EQ(0, mwin_region_get(self->fd, f, 0, &ri));
+	EXPECT_EQ(MWIN_REGION_KIND_FILE, ri.kind);
+	EXPECT_EQ(4096, ri.addr);
+	EXPECT_EQ(8192, ri.length);
+	EXPECT_EQ(0, ri.rflags & MWIN_REGION_READ_ONLY);
+	RUN(&self->r, "region show %u", f);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "-j region show %u", f);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("file", jstr(jfind(jget(j, "regions"), "id", f), "kind"));
+	EXPECT_EQ(4096, jnum(jfind(jget(j, "regions"), "id", f), "offset"));
+	EXPECT_EQ(0, jbool(jfind(jget(j, "regions"), "id", f), "ro"));
+	jfree(j);
+	/* its bytes are the file's: mwctl does not map it */
+	RUN(&self->r, "region read %u len 4", f);
+	EXPECT_ERR(&self->r, 1, "mwctl: cannot map region %u: a user or file region: map the memory itself",
+		   f);
+
+	/* ro: the file opened read-only, no window may write */
+	RUN(&self->r, "-j region create file %s len 4K ro", SHM_PATH);
+	EXPECT_OK(&self->r);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	ro = (uint32_t)jnum(j, "id");
+	EXPECT_STREQ("file", jstr(j, "kind"));
+	EXPECT_EQ(0, jnum(j, "offset"));
+	EXPECT_EQ(1, jbool(j, "ro"));
+	jfree(j);
+	RUN(&self->r, "region show %u", ro);
+	snprintf(want, sizeof(want),
+		 "region %u size 4096 windows 0 kind file offset 0 ro\n", ro);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "window create region %u peer %u len 4K access rw", ro,
+	    self->peer);
+	EXPECT_ERR(&self->r, 1, "mwctl: window create: write or atomic rights in a read-only region");
+	b.region = ro;
+	b.peer = self->peer;
+	b.length = 4096;
+	b.access = MWIN_ACCESS_WRITE;
+	EXPECT_EQ(-EACCES, mwin_window_create(self->fd, &b));
+
+	RUN(&self->r, "region destroy %u", ro);
+	EXPECT_OK(&self->r);
+	RUN(&self->r, "region destroy %u", f);
+	EXPECT_OK(&self->r);
+	unlink(SHM_PATH);
+}
+
+TEST_F(mw, region_create_file_errors)
+{
+	char path[64];
+	int memfd;
+
+	make_shm_file(_metadata);
+	RUN(&self->r, "region create file /dev/shm/mwctl-none len 4K");
+	EXPECT_ERR(&self->r, 1, "mwctl: cannot open /dev/shm/mwctl-none: No such file or directory");
+	RUN(&self->r, "region create file %s len 20K", SHM_PATH);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 0 len 20480 leaves file %s (16384 bytes)",
+		   SHM_PATH);
+	RUN(&self->r, "region create file %s offset 12K len 8K", SHM_PATH);
+	EXPECT_ERR(&self->r, 1, "mwctl: offset 12288 len 8192 leaves file %s (16384 bytes)",
+		   SHM_PATH);
+	RUN(&self->r, "region create file %s offset 100 len 4K", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: offset 100 len 4096 of a file region must be whole pages (4096 bytes)");
+	RUN(&self->r, "region create file %s len 5000", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: offset 0 len 5000 of a file region must be whole pages (4096 bytes)");
+	RUN(&self->r, "region create file %s", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: region create file PATH needs 'len LEN'");
+	RUN(&self->r, "region create file %s size 4K", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: region create file PATH takes 'len LEN', not 'size' or 'near'");
+	RUN(&self->r, "region create size 4K len 4K");
+	EXPECT_ERR(&self->r, 2, "mwctl: region create size SIZE takes no 'offset' or 'len' (a file region's)");
+	RUN(&self->r, "region create file %s len 0", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: len must be at least 1 byte");
+	RUN(&self->r, "region create file %s len 5G", SHM_PATH);
+	EXPECT_ERR(&self->r, 2, "mwctl: len 5 GiB is over the 4 GiB limit of a region");
+
+	/* not tmpfs: mwctl itself, on the root file system */
+	RUN(&self->r, "region create file %s len 4K ro", prog_path(PROG_MWCTL));
+	EXPECT_ERR(&self->r, 1, "mwctl: %s is not a tmpfs file: a file region needs one (in /dev/shm, say) or a memfd",
+		   prog_path(PROG_MWCTL));
+
+	/* a memfd sealed against writing, reached through /proc: ro only */
+	memfd = memfd_create("mwctl-sealed", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	ASSERT_LE(0, memfd);
+	ASSERT_EQ(0, ftruncate(memfd, 4096));
+	ASSERT_EQ(0, fcntl(memfd, F_ADD_SEALS, F_SEAL_WRITE));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), memfd);
+	RUN(&self->r, "region create file %s len 4K", path);
+	EXPECT_ERR(&self->r, 1, "mwctl: region create file %s: the memfd is sealed against writing: only a read-only region may have it",
+		   path);
+	RUN(&self->r, "region create file %s len 4K ro owned", path);
+	EXPECT_OK(&self->r);
+	EXPECT_NE(NULL, strstr(self->r.out, " kind file offset 0 ro\n"));
+	close(memfd);
+	unlink(SHM_PATH);
+}
+
+/* A user region is an application's (libmwin): show says whose and where. */
+TEST_F(mw, region_show_user)
+{
+	size_t len = 2 * 4096;
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char want[256];
+	uint32_t u;
+	jv *j;
+
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0x5a, len);
+	ASSERT_EQ(0, mwin_region_create_user(self->fd, buf, len,
+					     MWIN_CREATE_FD_OWNED, &u));
+	RUN(&self->r, "region show %u", u);
+	EXPECT_OK(&self->r);
+	snprintf(want, sizeof(want),
+		 "region %u size 8192 windows 0 kind user pid %d addr %p\n",
+		 u, getpid(), (void *)buf);
+	EXPECT_STREQ(want, self->r.out);
+	RUN(&self->r, "-j region show %u", u);
+	j = jparse(self->r.out);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("user", jstr(jfind(jget(j, "regions"), "id", u), "kind"));
+	EXPECT_EQ((uint64_t)getpid(), jnum(jfind(jget(j, "regions"), "id", u), "pid"));
+	EXPECT_EQ((uintptr_t)buf, jnum(jfind(jget(j, "regions"), "id", u), "addr"));
+	jfree(j);
+	/* and the module's own, in the same list */
+	RUN(&self->r, "region show");
+	snprintf(want, sizeof(want), "region %u size 65536 windows 0 kind module\n",
+		 self->region);
+	EXPECT_NE(NULL, strstr(self->r.out, want));
+	EXPECT_EQ(0, mwin_region_destroy(self->fd, u, 0));
+	munmap(buf, len);
 }
 
 TEST_HARNESS_MAIN

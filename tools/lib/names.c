@@ -18,6 +18,17 @@ static const char *table_name(const char *const *names, size_t n, uint32_t i)
 #define TABLE_NAME(names, i) \
 	table_name(names, sizeof(names) / sizeof(names[0]), i)
 
+const char *mwin_region_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[MWIN_REGION_KIND_MODULE] = "module",
+		[MWIN_REGION_KIND_USER] = "user",
+		[MWIN_REGION_KIND_FILE] = "file",
+	};
+
+	return TABLE_NAME(names, kind);
+}
+
 const char *mwin_reject_reason_name(uint32_t reason)
 {
 	static const char *const names[] = {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mwctl region: pinned kernel memory that windows are cut from. Its bytes
- * are read and written through an mmap() of /dev/mwin.
+ * mwctl region: pinned memory that windows are cut from: the module's own
+ * pages, whose bytes are read and written through an mmap() of /dev/mwin,
+ * or a tmpfs file's pages (a user-memory region is for an application,
+ * libmwin's mwin_region_create_user(): a CLI has no buffer to lend).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mwctl.h"
@@ -18,17 +21,39 @@ static int usage_region(struct mw *mw)
 {
 	(void)mw;
 	fputs("Usage: mwctl region [ show [ ID ] ]\n"
-	      "       mwctl region create size SIZE [ near DEV ] [ owned ]\n"
+	      "       mwctl region create size SIZE [ near DEV ] [ ro ] [ owned ]\n"
+	      "       mwctl region create file PATH [ offset OFF ] len LEN [ ro ] [ owned ]\n"
 	      "       mwctl region destroy ID [ force ]\n"
 	      "       mwctl region write ID [ offset OFF ] { hex HEX | file PATH }\n"
 	      "       mwctl region read ID [ offset OFF ] len LEN [ file PATH ]\n"
 	      "SIZE, OFF, LEN: bytes, decimal or 0x hex, with an optional K, M or G suffix.\n"
 	      "near DEV: its memory on the NUMA node of RDMA device DEV (as dev show names it).\n"
+	      "file PATH: bytes [OFF, OFF + LEN) of a tmpfs file (in /dev/shm, say), page-aligned,\n"
+	      "  shared with whoever maps the file; the region holds the file open.\n"
+	      "ro: no window of the region may write (a file is then opened read-only).\n"
 	      "owned: the region lives only as long as this mwctl call (a test of limits).\n"
 	      "force: destroy the region's windows too (their rkeys are revoked first).\n"
 	      "PATH '-' is stdin for write, stdout for read (raw bytes).\n",
 	      stdout);
 	return 0;
+}
+
+/* Where the region's memory is: whose address range, or where in its file. */
+static void print_kind(const struct mwin_region_info *r)
+{
+	char buf[32];
+
+	pr_str(PR_ANY, "kind", enum_str(mwin_region_kind_name, r->kind,
+					"kind-", buf, sizeof(buf)));
+	switch (r->kind) {
+	case MWIN_REGION_KIND_USER:
+		pr_uint(PR_ANY, "pid", (uint64_t)r->pid);
+		pr_hex(PR_ANY, "addr", r->addr, 0);
+		break;
+	case MWIN_REGION_KIND_FILE:
+		pr_uint(PR_ANY, "offset", r->addr);
+		break;
+	}
 }
 
 static void print_region(struct mw *mw, const union mw_info *info)
@@ -39,6 +64,8 @@ static void print_region(struct mw *mw, const union mw_info *info)
 	pr_uint(PR_ANY, "id", r->id);
 	pr_uint(PR_ANY, "size", r->length);
 	pr_uint(PR_ANY, "windows", r->nr_windows);
+	print_kind(r);
+	pr_bool(PR_ANY, "ro", r->rflags & MWIN_REGION_READ_ONLY);
 	if (r->node >= 0)
 		pr_uint(PR_ANY, "node", (uint64_t)r->node);
 	if (mw->details) {
@@ -85,36 +112,46 @@ create_failed(struct mw *mw, int err, uint64_t size)
 	cmd_failed(mw, err);
 }
 
-static int region_create(struct mw *mw)
+/* A usage error unless @size bytes fit in a region. */
+static void check_size(const char *name, uint64_t size)
 {
-	struct kw kws[] = {
-		KW("size", KW_SIZE, "SIZE", true),
-		KW("near", KW_STR, "DEV", false),
-		KW("owned", KW_FLAG, "", false),
-		{ 0 },
-	};
-	uint32_t id, flags = 0;
-	struct mwin_dev_info dev;
-	union mw_info info;
-	uint64_t size, off;
-	int ret;
-
-	parse_kws(mw, kws);
-	kw_nonzero(kws, "size");
-	size = kw_u(kws, "size");
 	if (size > (1ULL << 32)) {
 		char a[32];
 
-		usage_err("size %s is over the 4 GiB limit of a region",
+		usage_err("%s %s is over the 4 GiB limit of a region", name,
 			  human(size, a, sizeof(a)));
 	}
+}
+
+/* Print region @id as the module has it, or as it was made if gone. */
+static void print_made(struct mw *mw, uint32_t id, const union mw_info *made)
+{
+	union mw_info info;
+
+	/* destroyed at once by someone else: say what we made */
+	if (get_region(mw->fd, id, 0, &info))
+		info = *made;
+	print_one(mw, &region_object, &info);
+}
+
+/* region create size SIZE: pages of the module's */
+static int create_module(struct mw *mw, struct kw *kws, uint32_t flags)
+{
+	const char *near = kw_find(kws, "near")->s;
+	uint64_t size = kw_u(kws, "size"), off;
+	struct mwin_dev_info dev;
+	union mw_info made = { 0 };
+	uint32_t id;
+	int ret;
+
+	if (kw_set(kws, "offset") || kw_set(kws, "len"))
+		usage_err("region create size SIZE takes no 'offset' or 'len' (a file region's)");
+	check_size("size", size);
 	mw_open(mw);
-	if (kw_set(kws, "owned"))
-		flags |= MWIN_CREATE_FD_OWNED;
-	if (kw_set(kws, "near")) {
-		if (!find_dev(mw, kw_find(kws, "near")->s, &dev))
+	if (near) {
+		if (!find_dev(mw, near, &dev))
 			usage_err("no RDMA device %s (mwctl dev show lists them)",
-				  kw_find(kws, "near")->s);
+				  near);
 		ret = mwin_region_create_near(mw->fd, size, flags, dev.index,
 					      &id, &off);
 	} else {
@@ -122,15 +159,97 @@ static int region_create(struct mw *mw)
 	}
 	if (ret)
 		create_failed(mw, ret, size);
-	if (get_region(mw->fd, id, 0, &info)) {
-		/* destroyed at once by someone else: say what we made */
-		memset(&info, 0, sizeof(info));
-		info.region.id = id;
-		info.region.length = (size + 4095) & ~4095ULL;
-		info.region.mmap_offset = off;
-	}
-	print_one(mw, &region_object, &info);
+	made.region.id = id;
+	made.region.length = (size + 4095) & ~4095ULL;
+	made.region.mmap_offset = off;
+	print_made(mw, id, &made);
 	return 0;
+}
+
+/*
+ * The file of a file region, open for what the region needs. The range is
+ * checked here, whole pages within the file, so that the module's EINVAL
+ * is left to mean a file that is not tmpfs.
+ */
+static int open_backing(const char *path, bool ro, uint64_t off, uint64_t len)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct stat st;
+	int fd;
+
+	if (off % ps || len % ps)
+		usage_err("offset %" PRIu64 " len %" PRIu64 " of a file region must be whole pages (%" PRIu64 " bytes)",
+			  off, len, ps);
+	fd = open(path, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st))
+		die("cannot stat %s: %s", path, strerror(errno));
+	if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off)
+		die("offset %" PRIu64 " len %" PRIu64 " leaves file %s (%" PRIu64 " bytes)",
+		    off, len, path, (uint64_t)st.st_size);
+	return fd;
+}
+
+/* region create file PATH: a tmpfs file's pages, held by the region */
+static int create_file(struct mw *mw, struct kw *kws, uint32_t flags)
+{
+	const char *path = kw_find(kws, "file")->s;
+	uint64_t off = kw_u(kws, "offset"), len = kw_u(kws, "len");
+	union mw_info made = { 0 };
+	uint32_t id;
+	int fd, ret;
+
+	if (kw_set(kws, "size") || kw_set(kws, "near"))
+		usage_err("region create file PATH takes 'len LEN', not 'size' or 'near'");
+	if (!kw_set(kws, "len"))
+		usage_err("region create file PATH needs 'len LEN'");
+	check_size("len", len);
+	fd = open_backing(path, flags & MWIN_REGION_READ_ONLY, off, len);
+	mw_open(mw);
+	ret = mwin_region_create_file(mw->fd, fd, off, len, flags, &id);
+	close(fd);
+	if (ret == -EINVAL)
+		die("%s is not a tmpfs file: a file region needs one (in /dev/shm, say) or a memfd",
+		    path);
+	if (ret == -EACCES || ret == -EPERM)
+		die("region create file %s: %s", path, mwin_strerror(mw->call, ret));
+	if (ret)
+		create_failed(mw, ret, len);
+	made.region = (struct mwin_region_info){
+		.id = id, .length = len, .rflags = flags,
+		.kind = MWIN_REGION_KIND_FILE, .addr = off,
+	};
+	print_made(mw, id, &made);
+	return 0;
+}
+
+static int region_create(struct mw *mw)
+{
+	struct kw kws[] = {
+		KW("size", KW_SIZE, "SIZE", false),
+		KW("near", KW_STR, "DEV", false),
+		KW("owned", KW_FLAG, "", false),
+		KW("ro", KW_FLAG, "", false),
+		KW("file", KW_STR, "PATH", false),
+		KW("offset", KW_SIZE, "OFF", false),
+		KW("len", KW_SIZE, "LEN", false),
+		{ 0 },
+	};
+	uint32_t flags = 0;
+
+	parse_kws(mw, kws);
+	kw_nonzero(kws, "size");
+	kw_nonzero(kws, "len");
+	if (kw_set(kws, "owned"))
+		flags |= MWIN_CREATE_FD_OWNED;
+	if (kw_set(kws, "ro"))
+		flags |= MWIN_REGION_READ_ONLY;
+	if (kw_set(kws, "file"))
+		return create_file(mw, kws, flags);
+	if (!kw_set(kws, "size"))
+		usage_err("region create needs 'size SIZE'");
+	return create_module(mw, kws, flags);
 }
 
 static int region_destroy(struct mw *mw)
@@ -180,7 +299,8 @@ static uint8_t *map_range(struct mw *mw, uint32_t id, uint64_t off,
 	p = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_SHARED, mw->fd,
 		 (off_t)(r->mmap_offset + first));
 	if (p == MAP_FAILED)
-		die("cannot map region %u: %s", r->id, strerror(errno));
+		die("cannot map region %u: %s", r->id,
+		    mwin_strerror(MWIN_CALL_REGION_MMAP, errno));
 	*base = p;
 	return (uint8_t *)p + (off - first);
 }

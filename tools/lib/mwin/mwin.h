@@ -243,6 +243,8 @@ const char *mwin_window_state_name(uint32_t state);
 /* "unknown-tenant", "address", ... for enum mwin_wire_reject_reason. */
 const char *mwin_reject_reason_name(uint32_t reason);
 const char *mwin_peer_state_name(uint32_t state);
+/* "module", "user", "file" for enum mwin_region_kind; "unknown" for others. */
+const char *mwin_region_kind_name(uint32_t kind);
 /* "rwa" letters of MWIN_ACCESS_* rights ('?' for unknown bits) into buf. */
 const char *mwin_access_str(uint32_t access, char buf[5]);
 /*

@@ -176,6 +176,7 @@ def _load():
         "mwin_event_name": (s, [_u32]),
         "mwin_window_state_name": (s, [_u32]),
         "mwin_peer_state_name": (s, [_u32]),
+        "mwin_region_kind_name": (s, [_u32]),
         "mwin_revoke_reason_name": (s, [_u32]),
         "mwin_down_reason_name": (s, [_u32]),
         "mwin_reject_reason_name": (s, [_u32]),
@@ -205,6 +206,10 @@ def window_state_name(s):
 
 def peer_state_name(s):
     return _lib.mwin_peer_state_name(s).decode()
+
+
+def region_kind_name(k):
+    return _lib.mwin_region_kind_name(k).decode()
 
 
 def revoke_reason_name(r):
