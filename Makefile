@@ -109,8 +109,12 @@ EXAMPLES := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/e
 
 $(BUILD)/examples/%: tools/examples/%.c tools/lib/mwin/peer.h $(PEER_SO)
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $< -L$(BUILD)/lib -lmwinpeer -libverbs \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -L$(BUILD)/lib $(EXAMPLE_LIBS) -lmwinpeer \
+		-libverbs -Wl,-rpath,'$$ORIGIN/../lib'
+
+# share_buffer is the owner's side too: it links libmwin as well.
+$(BUILD)/examples/share_buffer: EXAMPLE_LIBS := -lmwin
+$(BUILD)/examples/share_buffer: tools/lib/mwin/mwin.h $(LIBMWIN_SO)
 
 examples: $(EXAMPLES)
 

@@ -12,7 +12,8 @@
 # write fails, which drops its connection), see the module grant the
 # window again to the tenant's next connection, give it a lease that runs
 # out, invalidate it (the peer's read fails), see why the first connection
-# went (mwctl stats), clean up.
+# went (mwctl stats), have an application lend the tenant its own buffer
+# (tools/examples/share_buffer), clean up.
 # Each step prints "$ command" and its output ("peer>" lines go to the
 # peer's stdin, "peer<" lines are what it answers). Exits non-zero as soon
 # as a step does not behave as described.
@@ -225,9 +226,16 @@ step mwctl -d stats tenant acme
 grep -Eq ' downs ([^ ]*,)?qp-error:2' <<<"$OUT" ||
 	fail "mwctl stats does not say why acme's connections went"
 
-say "Clean up."
 peer quit
 wait "$PEER_PROC" 2>/dev/null
+say "An application lends acme a buffer of its own (tools/examples/share_buffer, with"
+say "libmwin): it pins it where it is as a read-only user region, grants a window with a"
+say "lease, renews it twice, revokes it; its peer (libmwinpeer, a child process) reads"
+say "and checks the bytes after each step, and fails to after the revoke."
+step build/examples/share_buffer -t 20 -k "$(od -An -tx1 "$KEY" | tr -d ' \n')" "$HOST" acme
+grep -q "^share_buffer: ok" <<<"$OUT" || fail "share_buffer did not end as described"
+
+say "Clean up."
 step mwctl window destroy "$W"
 step mwctl region destroy "$R"
 step mwctl tenant destroy acme
