@@ -494,6 +494,31 @@ assert mwin.event_name(mwin.EVENT_GRANT) == "grant"'
 		only_files "$d"
 }
 
+# 8. both libraries in one tree: the example that lends a buffer
+# (tools/examples/share_buffer.c: libmwin for the owner, libmwinpeer for
+# its peer) builds as an application would, with pkg-config mwin mwinpeer
+share_buffer_builds() {
+	local pc=(--define-variable=prefix="$1$PREFIX" mwin mwinpeer)
+	log=$tmp/share-buffer.log
+	PKG_CONFIG_PATH="$1$PREFIX/lib/pkgconfig" sh -c 'cc -Wall -Wextra -Werror \
+		-o "$0" "$1" $(pkg-config --cflags --libs "$2" "$3" "$4")' \
+		"$tmp/share_buffer" "$src/tools/examples/share_buffer.c" "${pc[@]}" \
+		> "$log" 2>&1
+}
+
+install_both() {
+	mk both-lib install-lib DESTDIR="$1" KDIR=/nonexistent PREFIX="$PREFIX" &&
+		mk both-peer install-peer DESTDIR="$1" KDIR=/nonexistent PREFIX="$PREFIX"
+}
+
+check_install_both() {
+	local d=$tmp/d-both
+	check "make install-lib, then install-peer, into one tree succeed" \
+		install_both "$d"
+	check "the share_buffer example builds with pkg-config --cflags --libs mwin mwinpeer" \
+		share_buffer_builds "$d"
+}
+
 # the host and the headers tree as they were
 headers_unchanged() {
 	[ -z "$(find "$top/build/vm/k/$kver/usr/src" -newer "$tmp/start" -print -quit)" ]
@@ -517,6 +542,7 @@ main() {
 	if [ "${1:-}" = lib ]; then
 		setup
 		check_install_lib
+		check_install_both
 		finish
 	fi
 	find_kdir
@@ -529,6 +555,7 @@ main() {
 	check_uninstall
 	check_install_peer
 	check_install_lib
+	check_install_both
 	check_host
 	finish
 }
