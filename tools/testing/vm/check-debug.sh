@@ -15,10 +15,10 @@
 #   MWIN_TEST_TIMEOUT         seconds per test binary (default here 1200)
 #   MWIN_TESTS                subset of test binaries, as for make check
 #   MWIN_SKIP_TESTS           binaries left out (default here the
-#                             conformance suite, the key statistics and
-#                             the mwctl suites but its monitor's, which
-#                             make check runs on both kernels; see
-#                             tools/testing/vm/README.md)
+#                             conformance suite, the key statistics,
+#                             the mwctl suites but its monitor's and the
+#                             counters' suite, which make check runs on
+#                             both kernels; see tools/testing/vm/README.md)
 #   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
 #                             here revoke_timeout_ms=1000
 #                             auth_timeout_ms=30000: RDMA under this
@@ -58,7 +58,7 @@ rm -f "$base/out/kmemleak.txt"
 MWIN_VM_KERNEL_DIR=$stage MWIN_VM_OUT=$base/out \
 MWIN_KO=$base/mwin.ko MWIN_TEST_KO=$base/mwin-test.ko MWIN_DEBUG_OUT=$base/out \
 MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-1200} \
-MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance mwin_keys mwin_mwctl mwin_mwctl_leases mwin_mwctl_tenants mwin_mwctl_windows} \
+MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance mwin_keys mwin_mwctl mwin_mwctl_leases mwin_mwctl_tenants mwin_mwctl_windows mwin_observe} \
 MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000 auth_timeout_ms=30000} \
 	"$here/vm-run" --timeout "${MWIN_CHECK_DEBUG_TIMEOUT:-2400}" --log "$log" -- \
 	"$here/debug-guest.sh"
