@@ -434,10 +434,21 @@ int verbs_post_taken(struct mwin_peer *p, unsigned int n,
 		     struct ib_send_wr *first, bool revokes)
 {
 	const struct ib_send_wr *bad_wr;
+	int ret;
 
 	if (revokes)
 		verbs_test_fault(p);
-	if (!verbs_post(p, first, &bad_wr, revokes))
+	/*
+	 * Posted with bottom halves off: a provider that runs its send
+	 * queue in a tasklet (rxe before 6.4) then runs the chain here, at
+	 * local_bh_enable(), and its completion finds the caller not yet
+	 * asleep, instead of waking ksoftirqd to run it and then the caller.
+	 * ib_post_send() never sleeps; others do what they did.
+	 */
+	local_bh_disable();
+	ret = verbs_post(p, first, &bad_wr, revokes);
+	local_bh_enable();
+	if (!ret)
 		return 0;
 	if (bad_wr != first)
 		return verbs_chain_end(p, NULL, VERBS_TORN);
