@@ -617,7 +617,9 @@ void bench_ctl(void)
 	};
 	void *ctxp[NR_SIZES];
 	int trials[NR_SIZES], ops[NR_SIZES];
-	struct ctl_env env = { .ctx = ctx, .n = NR_SIZES };
+	const int n = nr_ctl_sizes();
+	const uint64_t top = ctl_sizes[n - 1];
+	struct ctl_env env = { .ctx = ctx, .n = n };
 	long long cnt0[NR_CNT];
 	struct ibv_mr *parent;
 	struct peer *p, *p2;
@@ -625,11 +627,12 @@ void bench_ctl(void)
 	uint32_t region;
 	uint8_t *ubuf;
 	bool mw_ok = true;
+	char tb[24];
 	size_t i;
 	int ret;
 
-	say("control path: one region of 1 GiB, windows of 4 KiB .. 1 GiB, %d rounds of %d ops (ibv_reg_mr: 8, or 1 from 16 MiB)",
-	    opt.trials, opt.ops);
+	say("control path: one region of %s, windows of 4 KiB .. %s, %d rounds of %d ops (ibv_reg_mr: 8, or 1 from 16 MiB)",
+	    size_str(top, tb), tb, opt.trials, opt.ops);
 	cnt_read(cnt0);
 	p = peer_connect();
 	p2 = peer_connect();
@@ -637,20 +640,20 @@ void bench_ctl(void)
 		die("no peer");
 	if (loop_open(&lp, 64 * KiB, 64 * KiB))
 		die("no loopback connection");
-	ret = region_create(1 * GiB, &region);
+	ret = region_create(top, &region);
 	if (ret)
-		die("REGION_CREATE 1 GiB: %s", strerror(-ret));
-	/* the userspace buffer of the baselines: 1 GiB, populated */
-	ubuf = mmap(NULL, 1 * GiB, PROT_READ | PROT_WRITE,
+		die("REGION_CREATE %s: %s", tb, strerror(-ret));
+	/* the userspace buffer of the baselines, as large, populated */
+	ubuf = mmap(NULL, top, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (ubuf == MAP_FAILED)
-		die("mmap 1 GiB: %s", strerror(errno));
-	parent = ibv_reg_mr(lp.cli->pd, ubuf, 1 * GiB,
+		die("mmap %s: %s", tb, strerror(errno));
+	parent = ibv_reg_mr(lp.cli->pd, ubuf, top,
 			    mr_access(true) | IBV_ACCESS_MW_BIND);
 	if (!parent)
-		say("ibv_reg_mr 1 GiB with MW_BIND: %s", strerror(errno));
+		say("ibv_reg_mr %s with MW_BIND: %s", tb, strerror(errno));
 
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)n; i++) {
 		struct ctl_ctx *c = &ctx[i];
 
 		c->region = region;
@@ -674,7 +677,7 @@ void bench_ctl(void)
 			}
 		}
 	}
-	if (ctl_windows(ctx, NR_SIZES))
+	if (ctl_windows(ctx, n))
 		die("cannot create the windows");
 	env.p = p;
 	env.p2 = p2;
@@ -703,45 +706,46 @@ void bench_ctl(void)
 	} else {
 		m[11].on = true;
 	}
-	round_robin("ctl", ctxp, ctl_sizes, NR_SIZES, m, ARRAY_SIZE(m), trials,
+	round_robin("ctl", ctxp, ctl_sizes, n, m, ARRAY_SIZE(m), trials,
 		    ops, v,
 		    err, ctl_recover, &env);
 	p = env.p;
 	p2 = env.p2;
 	peer_check(p, "after the control path");
-	rr_results("ctl", ctl_sizes, NR_SIZES, m, ARRAY_SIZE(m), trials, ops, v,
+	rr_results("ctl", ctl_sizes, n, m, ARRAY_SIZE(m), trials, ops, v,
 		   err);
 	/* ratios within each round: both figures saw the same host */
 	if (m[1].on)
-		rr_ratio("mwin/floor", ctl_sizes, NR_SIZES, 0, 1, trials, v, err);
+		rr_ratio("mwin/floor", ctl_sizes, n, 0, 1, trials, v, err);
 	if (m[2].on)
-		rr_ratio("mwin/userspace MW", ctl_sizes, NR_SIZES, 0, 2, trials,
+		rr_ratio("mwin/userspace MW", ctl_sizes, n, 0, 2, trials,
 			 v, err);
 	if (m[1].on)
-		rr_ratio("quiet/floor", ctl_sizes, NR_SIZES, 12, 1, trials, v,
+		rr_ratio("quiet/floor", ctl_sizes, n, 12, 1, trials, v,
 			 err);
 	if (m[2].on)
-		rr_ratio("quiet/userspace MW", ctl_sizes, NR_SIZES, 12, 2,
+		rr_ratio("quiet/userspace MW", ctl_sizes, n, 12, 2,
 			 trials, v, err);
 	if (m[13].on)
-		rr_ratio("invalidate/floor invalidate", ctl_sizes, NR_SIZES, 4,
+		rr_ratio("invalidate/floor invalidate", ctl_sizes, n, 4,
 			 13, trials, v, err);
 	if (m[14].on)
-		rr_ratio("mwin/MW rebind told", ctl_sizes, NR_SIZES, 0, 14,
+		rr_ratio("mwin/MW rebind told", ctl_sizes, n, 0, 14,
 			 trials, v, err);
 	if (m[15].on)
-		rr_ratio("invalidate/MW invalidate told", ctl_sizes, NR_SIZES,
+		rr_ratio("invalidate/MW invalidate told", ctl_sizes, n,
 			 4, 15, trials, v, err);
 	if (m[17].on)
-		rr_ratio("mwin/MW rebind told in line", ctl_sizes, NR_SIZES, 0,
+		rr_ratio("mwin/MW rebind told in line", ctl_sizes, n, 0,
 			 17, trials, v, err);
-	rr_ratio("MR rereg told/mwin", ctl_sizes, NR_SIZES, 16, 0, trials, v,
+	rr_ratio("MR rereg told/mwin", ctl_sizes, n, 16, 0, trials, v,
 		 err);
-	rr_ratio("2 peers/1 peer", ctl_sizes, NR_SIZES, 8, 0, trials, v, err);
-	rr_ratio("reg+dereg/mwin", ctl_sizes, NR_SIZES, 9, 0, trials, v, err);
-	rr_ratio("range/rights", ctl_sizes, NR_SIZES, 3, 0, trials, v, err);
-	rr_ratio_x("rebind 1 GiB/4 KiB", 1 * GiB, NR_SIZES - 1, 0, 0, 0,
-		   trials[0], v, err);
+	rr_ratio("2 peers/1 peer", ctl_sizes, n, 8, 0, trials, v, err);
+	rr_ratio("reg+dereg/mwin", ctl_sizes, n, 9, 0, trials, v, err);
+	rr_ratio("range/rights", ctl_sizes, n, 3, 0, trials, v, err);
+	if (n == NR_SIZES)
+		rr_ratio_x("rebind 1 GiB/4 KiB", 1 * GiB, NR_SIZES - 1, 0, 0,
+			   0, trials[0], v, err);
 
 	/* packets on the wire per operation, 4 KiB windows */
 	pkts_per_op("floor rebind", t_floor, &ctx[0], 256);
@@ -757,7 +761,7 @@ void bench_ctl(void)
 			    &ctx[0], 256);
 	rebind_detail(&ctx[0]);
 
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)n; i++) {
 		mwin_window_destroy(mfd, ctx[i].win);
 		mwin_window_destroy(mfd, ctx[i].win2);
 		mwin_window_destroy(mfd, ctx[i].win3);
@@ -769,7 +773,7 @@ void bench_ctl(void)
 	}
 	if (parent)
 		ibv_dereg_mr(parent);
-	munmap(ubuf, 1 * GiB);
+	munmap(ubuf, top);
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
 	loop_close(&lp);
 	peer_close(p);

@@ -63,6 +63,16 @@
 const uint64_t ctl_sizes[NR_SIZES] = {
 	4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB, 1 * GiB,
 };
+/* ctl's sizes up to --max-size: at least the first */
+int nr_ctl_sizes(void)
+{
+	int n = 1;
+
+	while (n < NR_SIZES && ctl_sizes[n] <= opt.max_size)
+		n++;
+	return n;
+}
+
 const int batch_sizes[NR_BATCH] = { 1, 8, 64, 256 };
 const size_t dp_sizes[NR_DP] = {
 	64, 256, 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
@@ -82,6 +92,7 @@ struct mwbench_opts opt = {
 	.revoke_trials = 3,
 	.leases = 1000,
 	.expiry_windows = 10000,
+	.max_size = 1 * GiB,
 };
 
 int mfd = -1;
@@ -121,7 +132,7 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-static bool want(const char *section)
+bool want(const char *section)
 {
 	const char *s = opt.only;
 	size_t n = strlen(section);
@@ -481,6 +492,22 @@ void cnt_report(FILE *out)
 
 /* ----------------------------------------------------------------- main */
 
+static void usage(void);
+
+/* BYTES with an optional K, M or G; 0 for anything else */
+static uint64_t size_arg(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 10);
+
+	switch (*end) {
+	case 'K': v *= KiB; end++; break;
+	case 'M': v *= MiB; end++; break;
+	case 'G': v *= GiB; end++; break;
+	}
+	return *end || *s == '-' ? 0 : v;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -488,7 +515,7 @@ static void usage(void)
 		"               [--scale-max N] [--revoke-windows N] [--revoke-trials N]\n"
 		"               [--leases N] [--expiry-windows N]\n"
 		"               [--only ctl,batch,data,scale,trace,lease,peerlib,parallel]\n"
-		"               [--quick]\n");
+		"               [--max-size BYTES[K|M|G]] [--quick]\n");
 	exit(2);
 }
 
@@ -506,6 +533,7 @@ int main(int argc, char **argv)
 		{ "leases", required_argument, NULL, 'l' },
 		{ "expiry-windows", required_argument, NULL, 'x' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "max-size", required_argument, NULL, 'm' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -529,6 +557,7 @@ int main(int argc, char **argv)
 		case 'l': opt.leases = (unsigned int)atoi(optarg); break;
 		case 'x': opt.expiry_windows = (unsigned int)atoi(optarg); break;
 		case 'O': opt.only = optarg; break;
+		case 'm': opt.max_size = size_arg(optarg); break;
 		case 'q':
 			opt.trials = 5;
 			opt.ops = 8;
@@ -542,7 +571,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt.trials < 1 || opt.trials > MAX_TRIALS || opt.ops < 1 ||
-	    opt.revoke_trials > MAX_TRIALS)
+	    opt.revoke_trials > MAX_TRIALS || opt.max_size < ctl_sizes[0])
 		usage();
 
 	mfd = mwin_open();

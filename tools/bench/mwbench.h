@@ -50,6 +50,7 @@ struct mwbench_opts {
 	unsigned int leases;	/* lateness: leases, each expiring alone */
 	unsigned int expiry_windows;	/* mass expiry: windows */
 	const char *only;	/* comma-separated sections, NULL for all */
+	uint64_t max_size;	/* ctl's largest window, bytes */
 };
 
 extern struct mwbench_opts opt;
@@ -62,6 +63,8 @@ extern unsigned int max_windows;
 #define NR_DP		8
 #define NR_SCALE	3
 extern const uint64_t ctl_sizes[NR_SIZES];	/* window sizes, ctl */
+int nr_ctl_sizes(void);		/* those up to --max-size */
+bool want(const char *section);	/* --only names it, or there is no --only */
 extern const int batch_sizes[NR_BATCH];		/* operations per call */
 extern const size_t dp_sizes[NR_DP];		/* message sizes, data */
 extern const unsigned int scale_counts[NR_SCALE];	/* live windows */

@@ -89,7 +89,7 @@ static void report_ctl(FILE *out)
 		"size", "floor (in-kernel)", "ioctl rebind", "rebind, quiet",
 		"rebind, 2 peers", "rebind, new range", "invalidate",
 		"invalidate+rebind", "create+destroy");
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		uint64_t s = ctl_sizes[i];
 		char g[48], q[48];
 
@@ -118,7 +118,7 @@ static void report_baselines(FILE *out)
 	fprintf(out, "%-8s %-24s %-24s %-14s %-20s %-20s\n", "size",
 		"ibv_reg_mr+dereg", "ibv_reg_mr", "ibv_rereg_mr",
 		"MW LOCAL_INV+BIND", "MW LOCAL_INV");
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		uint64_t s = ctl_sizes[i];
 
 		fprintf(out, "%-8s %-24s %-24s %-14s %-20s %-20s\n",
@@ -142,7 +142,7 @@ static void report_told(FILE *out)
 	char a[48], b[48], c[48], d[48], e[48], f[48], g[48], h[48], sb[24];
 	size_t i;
 
-	/* --only without ctl (make qualify's): no table */
+	/* a device on which no told baseline ran: no table */
 	if (!find("ctl", "userspace MR re-registration, told", ctl_sizes[0],
 		  0) &&
 	    !find("ctl", "userspace MW rebind, told", ctl_sizes[0], 0))
@@ -153,7 +153,7 @@ static void report_told(FILE *out)
 		"size", "MW rebind, told", "MW rebind, in line",
 		"MW invalidate, told", "MR re-reg, told", "rebind/told",
 		"rebind/in line", "invalidate/told", "MR re-reg/rebind");
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		uint64_t s = ctl_sizes[i];
 
 		fprintf(out, "%-8s %-20s %-20s %-20s %-22s %-16s %-16s %-16s %-16s\n",
@@ -190,7 +190,7 @@ static void report_ratios(FILE *out)
 		"size", "mwin/floor", "mwin/userspace MW", "quiet/floor",
 		"quiet/userspace MW", "reg+dereg/mwin", "2 peers/1 peer",
 		"new range/rights");
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		uint64_t s = ctl_sizes[i];
 		char qf[48], qm[48];
 
@@ -385,7 +385,7 @@ static void report_invalidate(FILE *out)
 	fprintf(out, "\nInvalidate against the in-kernel floor's LOCAL_INV alone (mwin_bench.ko's \"invalidate\")\n");
 	fprintf(out, "%-8s %-19s %-19s %s\n", "size", "floor LOCAL_INV",
 		"ioctl invalidate", "invalidate/floor");
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		uint64_t s = ctl_sizes[i];
 
 		fprintf(out, "%-8s %-19s %-19s %s\n", size_str(s, sb),
@@ -462,7 +462,7 @@ static double worst_size(const struct target *t, struct reading *r)
 	char sb[24];
 	size_t i;
 
-	for (i = 0; i < NR_SIZES; i++) {
+	for (i = 0; i < (size_t)nr_ctl_sizes(); i++) {
 		x = med("ratio", t->metric, ctl_sizes[i], 0);
 		if (isnan(x))
 			continue;
@@ -617,15 +617,21 @@ void report(FILE *out)
 		opt.ops);
 	fprintf(out, "Figures: median [p10-p90] over the rounds, microseconds per operation unless noted.\n");
 	fprintf(out, "All methods take turns within each round (so host noise hits them alike).\n\n");
-	report_ctl(out);
-	report_baselines(out);
-	report_ratios(out);
-	report_told(out);
-	report_invalidate(out);
-	report_pkts(out);
-	report_batch(out);
-	report_data(out);
-	report_scale(out);
+	/* the tables of the sections that ran (--only) */
+	if (want("ctl")) {
+		report_ctl(out);
+		report_baselines(out);
+		report_ratios(out);
+		report_told(out);
+		report_invalidate(out);
+		report_pkts(out);
+	}
+	if (want("batch"))
+		report_batch(out);
+	if (want("data"))
+		report_data(out);
+	if (want("scale"))
+		report_scale(out);
 	if (peer_losses)
 		fprintf(out, "The module tore the benchmark's peer down %u time(s) (QP error, see dmesg): the round\nor window count was made again with a new peer; the figures above are from complete rounds.\n",
 			peer_losses);
