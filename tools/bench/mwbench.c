@@ -494,6 +494,26 @@ void cnt_report(FILE *out)
 
 static void usage(void);
 
+/* ctl's windows no larger than the device maps (siw: 1 MiB) */
+static void cap_max_size(void)
+{
+	struct mwin_dev_info devs[16];
+	struct mwin_info info;
+	char b[24];
+	uint32_t i;
+
+	if (mwin_info(mfd, &info, devs, ARRAY_SIZE(devs)))
+		return;
+	for (i = 0; i < info.nr_devs && i < ARRAY_SIZE(devs); i++) {
+		if (strcmp(devs[i].name, opt.dev) ||
+		    devs[i].max_window_bytes >= opt.max_size)
+			continue;
+		opt.max_size = devs[i].max_window_bytes;
+		say("%s maps windows of %s at most: the control path's sizes end there",
+		    opt.dev, size_str(opt.max_size, b));
+	}
+}
+
 /* BYTES with an optional K, M or G; 0 for anything else */
 static uint64_t size_arg(const char *s)
 {
@@ -580,6 +600,7 @@ int main(int argc, char **argv)
 	if (mwin_info(mfd, &info, NULL, 0))
 		die("MWIN_INFO failed");
 	max_windows = info.max_windows;
+	cap_max_size();
 	say("mwin ABI %u, max_windows %u, max_region_bytes %llu",
 	    info.abi_version, info.max_windows,
 	    (unsigned long long)info.max_region_bytes);
