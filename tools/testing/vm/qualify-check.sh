@@ -93,6 +93,12 @@ done
 check "report: no failed case" bash -c "! grep -qE '^\| [a-z]+ \| [^|]* \| fail \|' '$r'"
 check "report: the conformance table" test "$(grep -cE '^\| [0-9]+ \| ' "$r")" -gt 20
 check "report: batch and data path figures" grep -q '^64 B  *READ' "$r"
+# the control path against the baselines that tell the peer (issue 35)
+check "report: the control path's ratios" grep -q '^Ratios within each round' "$r"
+check "report: the told baselines" grep -q '^Told baselines' "$r"
+# (siw has no memory windows: its told table has the MR's column alone)
+[ "${MWIN_VM_PROVIDER:-rxe}" != rxe ] ||
+	check "report: the loud rebind's verdict" grep -qE '^ +loud rebind / userspace MW rebind, told, every size +<= 1.2x +[0-9.]+x' "$r"
 # the guest's device: rxe0, or siw0 with MWIN_VM_PROVIDER=siw
 check "report: the device" grep -q "^| device | ${MWIN_VM_PROVIDER:-rxe}0, port 1 |" "$r"
 transport=RoCE
