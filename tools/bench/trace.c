@@ -33,7 +33,7 @@ struct tnode {
 	size_t cap;
 };
 
-#define TRACE_PARTS 4
+#define TRACE_PARTS 6
 static struct tnode *tnodes;
 static size_t nr_tnodes, cap_tnodes;
 static double trace_root_us[TRACE_PARTS];
@@ -41,7 +41,8 @@ static unsigned long trace_root_calls[TRACE_PARTS];
 static unsigned long trace_ops[TRACE_PARTS];
 /*
  * 0: ioctl rebind, 1: the floor, 2: batched rebind, 64 per call,
- * 3: batched create, 64 per call (their destroys untraced)
+ * 3: batched create, 64 per call (their destroys untraced),
+ * 4, 5: quiet rebinds of a 4 KiB and of a 1 GiB window (what grows)
  */
 static int trace_part;
 
@@ -211,7 +212,7 @@ void bench_trace(void)
 	static struct batch_ctx bc;
 	struct mwin_window_bind b;
 	char pid[16], out[512];
-	uint32_t region, ids[64], failed;
+	uint32_t region, ids[64], quiet[2], failed;
 	struct peer *p;
 	uint64_t t0;
 	int i, k, ret;
@@ -225,10 +226,19 @@ void bench_trace(void)
 	p = peer_connect();
 	if (!p)
 		die("no peer");
-	ret = region_create(2 * MiB, &region);
+	ret = region_create(1 * GiB, &region);
 	for (i = 0; !ret && i < 64; i++) {
 		ret = win_create(region, p->peer_id, 0, 4 * KiB, RW, &b);
 		ids[i] = b.id;
+	}
+	for (i = 0; !ret && i < 2; i++) {
+		b = (struct mwin_window_bind){
+			.flags = MWIN_WINDOW_OVERLAP | MWIN_WINDOW_QUIET,
+			.region = region, .peer = p->peer_id, .access = RW,
+			.length = i ? 1 * GiB : 4 * KiB,
+		};
+		ret = mwin_window_create(mfd, &b);
+		quiet[i] = b.id;
 	}
 	if (ret)
 		die("trace: setup: %s", strerror(-ret));
@@ -272,7 +282,8 @@ void bench_trace(void)
 
 	for (trace_part = 0; trace_part < TRACE_PARTS; trace_part++) {
 		static const char *const names[] = {
-			"rebind", "floor", "batch", "create",
+			"rebind", "floor", "batch", "create", "quiet",
+			"quiet-1g",
 		};
 		struct stats s = { .n = 1 };
 		double user_us;
@@ -286,6 +297,11 @@ void bench_trace(void)
 						 i & 1 ? MWIN_ACCESS_READ : RW);
 		} else if (trace_part == 1) {
 			ret = floor_run(ids[0], n) < 0 ? -EIO : 0;
+		} else if (trace_part >= 4) {
+			for (i = 0; i < n && !ret; i++)
+				ret = win_rebind(quiet[trace_part - 4], 0,
+						 trace_part == 4 ? 4 * KiB : 1 * GiB,
+						 i & 1 ? MWIN_ACCESS_READ : RW);
 		} else if (trace_part == 2) {
 			for (i = 0; i < 4 && !ret; i++) {
 				for (k = 0; k < 64; k++)
@@ -301,7 +317,8 @@ void bench_trace(void)
 			ret = batch_pass(&bc, bc.tmp, MWIN_BATCH_CREATE,
 					 64) < 0 ? -EIO : 0;
 		}
-		trace_ops[trace_part] = trace_part >= 2 ? 256 : n;
+		trace_ops[trace_part] = trace_part == 2 || trace_part == 3 ?
+					256 : n;
 		user_us = (now_ns() - t0) / 1e3 / trace_ops[trace_part];
 		tracefs("tracing_on", "0");
 		/* untraced; a failed create pass leaves its windows to the end */
@@ -320,7 +337,8 @@ void bench_trace(void)
 		say("trace: %s: %.1f us per operation seen from userspace (traced)",
 		    names[trace_part], user_us);
 		s.med = s.p10 = s.p90 = s.mean = user_us;
-		add_result("trace", names[trace_part], 4 * KiB, 0, &s,
+		add_result("trace", names[trace_part],
+			   trace_part == 5 ? 1 * GiB : 4 * KiB, 0, &s,
 			   (int)trace_ops[trace_part], "us/op", NULL);
 	}
 out:
@@ -332,6 +350,8 @@ out:
 	tracefs("trace", "");
 	for (i = 0; i < 64; i++)
 		mwin_window_destroy(mfd, ids[i]);
+	mwin_window_destroy(mfd, quiet[0]);
+	mwin_window_destroy(mfd, quiet[1]);
 	mwin_region_destroy(mfd, region, MWIN_REGION_DESTROY_FORCE);
 	peer_close(p);
 }
@@ -352,6 +372,8 @@ void trace_report(FILE *out)
 		"mwin_bench_rebind: the floor (one call of 200 rebinds)",
 		"mwin_ioctl: MWIN_WINDOW_BATCH of 64 rebinds (4 calls)",
 		"mwin_ioctl: MWIN_WINDOW_BATCH of 64 creates (4 calls; per create)",
+		"mwin_ioctl: single WINDOW_REBIND of a quiet 4 KiB window",
+		"mwin_ioctl: single WINDOW_REBIND of a quiet 1 GiB window",
 	};
 	size_t i;
 	int part;
