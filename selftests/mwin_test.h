@@ -603,6 +603,38 @@ static inline uint32_t test_all_access(int fd, const struct mwpeer *p)
 	       MWIN_ACCESS_READ | MWIN_ACCESS_WRITE;
 }
 
+/* ---- user regions ------------------------------------------------- */
+
+/* An anonymous private mapping of @len bytes: NULL when mmap() failed. */
+static inline void *test_map_anon(size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A user region over [@addr, @addr + @len) of this process: 0 or -errno.
+ * The ioctl itself, not libmwin's mwin_region_create_user(): the module's
+ * checks are the test's, whatever the arguments.
+ */
+static inline int test_usermem_create(int fd, uint64_t addr, uint64_t len,
+				      uint32_t flags, uint32_t *id)
+{
+	struct mwin_region_create c = {
+		.size = sizeof(c),
+		.flags = flags,
+		.length = len,
+		.kind = MWIN_REGION_KIND_USER,
+		.addr = addr,
+	};
+	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &c);
+
+	if (!ret && id)
+		*id = c.id;
+	return ret;
+}
+
 /* ---- tenants ------------------------------------------------------- */
 
 /* The length of the keys the tenant tests give their tenants. */

@@ -23,24 +23,6 @@
 #define BUF_LEN		(BUF_PAGES * PAGE)
 #define USER_A		60011
 
-/* A user region over [@addr, @addr + @len): 0 or -errno. */
-static int usermem_create(int fd, uint64_t addr, uint64_t len, uint32_t flags,
-			  uint32_t *id)
-{
-	struct mwin_region_create c = {
-		.size = sizeof(c),
-		.flags = flags,
-		.length = len,
-		.kind = MWIN_REGION_KIND_USER,
-		.addr = addr,
-	};
-	int ret = mwin_ioctl(fd, MWIN_REGION_CREATE, &c);
-
-	if (!ret && id)
-		*id = c.id;
-	return ret;
-}
-
 /* The caller's pinned memory, VmPin of /proc/self/status, in KiB; -1. */
 static long vm_pin_kb(void)
 {
@@ -73,13 +55,6 @@ static long wait_pin_kb(long kb)
 	return now;
 }
 
-static void *map_anon(size_t len, int prot)
-{
-	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 FIXTURE(usermem)
 {
 	int fd;
@@ -94,7 +69,7 @@ FIXTURE_SETUP(usermem)
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(PAGE, sysconf(_SC_PAGESIZE));
-	self->buf = map_anon(BUF_LEN, PROT_READ | PROT_WRITE);
+	self->buf = test_map_anon(BUF_LEN, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, self->buf);
 	memset(self->buf, 'b', BUF_LEN);
 	/* the peer's registered buffer is pinned memory of this process too */
@@ -102,8 +77,8 @@ FIXTURE_SETUP(usermem)
 	ASSERT_NE(NULL, self->a);
 	self->pin0 = vm_pin_kb();
 	ASSERT_LE(0, self->pin0);
-	ASSERT_EQ(0, usermem_create(self->fd, (uintptr_t)self->buf, BUF_LEN, 0,
-				    &self->region));
+	ASSERT_EQ(0, test_usermem_create(self->fd, (uintptr_t)self->buf,
+					 BUF_LEN, 0, &self->region));
 	EXPECT_EQ(self->pin0 + BUF_LEN / 1024, vm_pin_kb());
 }
 
@@ -243,17 +218,17 @@ TEST_F(usermem, read_only_region)
 	char got[8];
 	long pin;
 
-	mem = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	mem = test_map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, mem);
 	memset(mem, 'R', 4 * PAGE);
 	ASSERT_EQ(0, mprotect(mem, 4 * PAGE, PROT_READ));
 	pin = vm_pin_kb();
 	/* writable: GUP refuses the read-only mapping */
-	EXPECT_EQ(-EFAULT, usermem_create(self->fd, (uintptr_t)mem, 4 * PAGE,
-					  0, &ro));
+	EXPECT_EQ(-EFAULT, test_usermem_create(self->fd, (uintptr_t)mem,
+					       4 * PAGE, 0, &ro));
 	EXPECT_EQ(pin, vm_pin_kb());
-	ASSERT_EQ(0, usermem_create(self->fd, (uintptr_t)mem, 4 * PAGE,
-				    MWIN_REGION_READ_ONLY, &ro));
+	ASSERT_EQ(0, test_usermem_create(self->fd, (uintptr_t)mem, 4 * PAGE,
+					 MWIN_REGION_READ_ONLY, &ro));
 	EXPECT_EQ(pin + 16, vm_pin_kb());
 	ASSERT_EQ(0, mwin_region_get(self->fd, ro, 0, &ri));
 	EXPECT_EQ(MWIN_REGION_READ_ONLY, ri.rflags);
@@ -334,7 +309,8 @@ TEST_F(usermem, bad_inputs)
 
 	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
 #define BAD(_addr, _len, _flags, _err) do {				\
-	EXPECT_EQ(_err, usermem_create(self->fd, _addr, _len, _flags, &id)); \
+	EXPECT_EQ(_err,							\
+		  test_usermem_create(self->fd, _addr, _len, _flags, &id)); \
 	EXPECT_EQ(pin, vm_pin_kb());					\
 } while (0)
 	BAD(0, PAGE, 0, -EINVAL);
@@ -350,7 +326,7 @@ TEST_F(usermem, bad_inputs)
 	BAD(buf, PAGE, 1U << 31, -EINVAL);
 
 	/* an unmapped page last: those pinned before it are given back */
-	m = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	m = test_map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, m);
 	memset(m, 1, 4 * PAGE);
 	ASSERT_EQ(0, munmap(m + 3 * PAGE, PAGE));
@@ -402,25 +378,25 @@ TEST_F(usermem, bad_inputs)
 static int within_memlock(int fd, uint32_t unused)
 {
 	struct rlimit rl = { 16 * PAGE, 16 * PAGE };
-	uint8_t *m = map_anon(32 * PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *m = test_map_anon(32 * PAGE, PROT_READ | PROT_WRITE);
 	struct mwin_region_info ri;
 	uint32_t id, id2;
 
 	TEST_CHILD_CHECK(m);
 	TEST_CHILD_CHECK(!setrlimit(RLIMIT_MEMLOCK, &rl));
 	TEST_CHILD_CHECK(vm_pin_kb() == 0);
-	TEST_CHILD_CHECK(usermem_create(fd, (uintptr_t)m, 32 * PAGE, 0,
-					&id) == -ENOMEM);
+	TEST_CHILD_CHECK(test_usermem_create(fd, (uintptr_t)m, 32 * PAGE, 0,
+					     &id) == -ENOMEM);
 	TEST_CHILD_CHECK(vm_pin_kb() == 0);
-	TEST_CHILD_CHECK(usermem_create(fd, (uintptr_t)m, 12 * PAGE, 0,
-					&id) == 0);
+	TEST_CHILD_CHECK(test_usermem_create(fd, (uintptr_t)m, 12 * PAGE, 0,
+					     &id) == 0);
 	TEST_CHILD_CHECK(vm_pin_kb() == 48);
 	/* the limit counts what the process has pinned already */
-	TEST_CHILD_CHECK(usermem_create(fd, (uintptr_t)m + 16 * PAGE,
-					8 * PAGE, 0, &id2) == -ENOMEM);
+	TEST_CHILD_CHECK(test_usermem_create(fd, (uintptr_t)m + 16 * PAGE,
+					     8 * PAGE, 0, &id2) == -ENOMEM);
 	TEST_CHILD_CHECK(vm_pin_kb() == 48);
-	TEST_CHILD_CHECK(usermem_create(fd, (uintptr_t)m + 16 * PAGE,
-					4 * PAGE, 0, &id2) == 0);
+	TEST_CHILD_CHECK(test_usermem_create(fd, (uintptr_t)m + 16 * PAGE,
+					     4 * PAGE, 0, &id2) == 0);
 	TEST_CHILD_CHECK(vm_pin_kb() == 64);
 	TEST_CHILD_CHECK(!mwin_region_get(fd, id, 0, &ri));
 	TEST_CHILD_CHECK(ri.kind == MWIN_REGION_KIND_USER);
@@ -446,12 +422,13 @@ TEST_F(usermem, rlimit_memlock_unprivileged)
 static int over_memlock_capable(int fd, uint32_t unused)
 {
 	struct rlimit rl = { 4 * PAGE, 4 * PAGE };
-	uint8_t *m = map_anon(8 * PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *m = test_map_anon(8 * PAGE, PROT_READ | PROT_WRITE);
 	uint32_t id;
 
 	TEST_CHILD_CHECK(m);
 	TEST_CHILD_CHECK(!setrlimit(RLIMIT_MEMLOCK, &rl));
-	TEST_CHILD_CHECK(!usermem_create(fd, (uintptr_t)m, 8 * PAGE, 0, &id));
+	TEST_CHILD_CHECK(!test_usermem_create(fd, (uintptr_t)m, 8 * PAGE, 0,
+					      &id));
 	TEST_CHILD_CHECK(vm_pin_kb() == 32);
 	TEST_CHILD_CHECK(!mwin_region_destroy(fd, id, 0));
 	TEST_CHILD_CHECK(vm_pin_kb() == 0);
@@ -552,14 +529,15 @@ struct made {
  */
 static void make_and_exit(struct made *out, uint32_t peer, uint32_t flags)
 {
-	uint8_t *m = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *m = test_map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct mwin_window_bind b;
 	int fd = mwin_open();
 
 	if (!m || fd < 0)
 		_exit(1);
 	memset(m, 'X', 4 * PAGE);
-	if (usermem_create(fd, (uintptr_t)m, 4 * PAGE, flags, &out->region))
+	if (test_usermem_create(fd, (uintptr_t)m, 4 * PAGE, flags,
+				&out->region))
 		_exit(2);
 	b = test_bind(out->region, peer, 0, 4 * PAGE, MWIN_ACCESS_READ, 0);
 	if (mwin_window_create(fd, &b))
