@@ -5,7 +5,9 @@
  * the expiry and a renew racing it end in one state, and a one-shot window
  * is destroyed when handed back or expired. The deadline is CLOCK_MONOTONIC
  * (struct mwin_window_info.expires_ns), which the peer, on the same host,
- * reads too. Unload and device removal with leases: mwin_lifecycle.c.
+ * reads too. Each test runs over a module region and over a user region
+ * (the fixture's variants): a lease ends a grant of either kind's memory
+ * alike. Unload and device removal with leases: mwin_lifecycle.c.
  */
 #include "mwin_test.h"
 
@@ -21,16 +23,32 @@
 FIXTURE(lease)
 {
 	int fd;
-	uint32_t region;
+	struct test_region region;
 	struct mwpeer *p;
+};
+
+FIXTURE_VARIANT(lease)
+{
+	uint32_t kind;		/* the region's */
+};
+
+FIXTURE_VARIANT_ADD(lease, module)
+{
+	.kind = MWIN_REGION_KIND_MODULE,
+};
+
+/* a buffer of this process */
+FIXTURE_VARIANT_ADD(lease, user)
+{
+	.kind = MWIN_REGION_KIND_USER,
 };
 
 FIXTURE_SETUP(lease)
 {
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mwin_region_create(self->fd, REGION_LEN, 0, &self->region,
-					NULL));
+	ASSERT_EQ(0, test_region_create(self->fd, variant->kind, REGION_LEN,
+					&self->region));
 	self->p = test_connect();
 	ASSERT_NE(NULL, self->p);
 }
@@ -38,8 +56,7 @@ FIXTURE_SETUP(lease)
 FIXTURE_TEARDOWN(lease)
 {
 	mwpeer_close(self->p);
-	EXPECT_EQ(0, mwin_region_destroy(self->fd, self->region,
-					 MWIN_REGION_DESTROY_FORCE));
+	EXPECT_EQ(0, test_region_destroy(self->fd, &self->region));
 	close(self->fd);
 }
 
@@ -47,7 +64,7 @@ FIXTURE_TEARDOWN(lease)
 static int grant(FIXTURE_DATA(lease) *self, struct mwin_window_bind *b,
 		 uint64_t off, uint32_t ms, uint32_t flags)
 {
-	*b = test_bind(self->region, mwpeer_id(self->p), off, 4096,
+	*b = test_bind(self->region.id, mwpeer_id(self->p), off, 4096,
 		       MWIN_ACCESS_READ, flags);
 	b->expires_ms = ms;
 	return mwin_window_create(self->fd, b);
@@ -286,7 +303,7 @@ TEST_F(lease, many_end_together)
 			ops[i][j] = (struct mwin_batch_op){
 				.opcode = MWIN_BATCH_CREATE,
 				.flags = MWIN_WINDOW_QUIET | MWIN_WINDOW_OVERLAP,
-				.region = self->region,
+				.region = self->region.id,
 				.peer = mwpeer_id(self->p),
 				.access = MWIN_ACCESS_READ, .length = 4096,
 				.expires_ms = 1000,
@@ -309,10 +326,10 @@ TEST_F(lease, many_end_together)
 TEST_F(lease, batch_entries)
 {
 	struct mwin_batch_op ops[2] = {
-		{ .opcode = MWIN_BATCH_CREATE, .region = self->region,
+		{ .opcode = MWIN_BATCH_CREATE, .region = self->region.id,
 		  .peer = mwpeer_id(self->p), .access = MWIN_ACCESS_READ,
 		  .length = 4096, .expires_ms = 60000 },
-		{ .opcode = MWIN_BATCH_CREATE, .region = self->region,
+		{ .opcode = MWIN_BATCH_CREATE, .region = self->region.id,
 		  .peer = mwpeer_id(self->p), .access = MWIN_ACCESS_READ,
 		  .offset = 8192, .length = 4096, .expires_ms = 60000 },
 	};
@@ -350,14 +367,14 @@ TEST_F(lease, bind_sizes_and_errors)
 	/* 56 bytes: the first version, without a lease */
 	uint32_t n = test_nr_windows(self->fd);
 
-	b = test_bind(self->region, mwpeer_id(self->p), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->p), 0, 4096,
 		      MWIN_ACCESS_READ, 0);
 	b.size = MWIN_WINDOW_BIND_SIZE_VER0;
 	b.expires_ms = 10;
 	ASSERT_EQ(0, mwin_ioctl(self->fd, MWIN_WINDOW_CREATE, &b));
 	EXPECT_EQ(0, expires_ns(self->fd, b.id));
 
-	b = test_bind(self->region, mwpeer_id(self->p), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->p), 0, 4096,
 		      MWIN_ACCESS_READ, 0);
 	b.__reserved = 1;
 	EXPECT_EQ(-EINVAL, mwin_window_create(self->fd, &b));

@@ -635,6 +635,69 @@ static inline int test_usermem_create(int fd, uint64_t addr, uint64_t len,
 	return ret;
 }
 
+/*
+ * The region of a fixture that runs over both kinds, module and user
+ * (FIXTURE_VARIANT with the kind): the same tests, the memory from either
+ * place. @mem is the region's bytes as this process reaches them: a
+ * module region's mapping of /dev/mwin, or the process's own buffer that
+ * a user region is made of. The module zeroes its pages; the buffer is
+ * filled with TEST_USER_FILL, so a READ of bytes nobody wrote shows whose
+ * they are. @fill is that byte.
+ */
+struct test_region {
+	uint32_t id;		/* 0 once destroyed */
+	uint32_t kind;		/* enum mwin_region_kind */
+	uint8_t *mem;
+	size_t len;
+	uint8_t fill;
+};
+
+#define TEST_USER_FILL	0xa5
+
+/*
+ * A region of @kind and @len bytes (whole pages) into @r: 0 or -errno.
+ * test_region_destroy() undoes it, and what a failure left.
+ */
+static inline int test_region_create(int fd, uint32_t kind, size_t len,
+				     struct test_region *r)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	if (kind == MWIN_REGION_KIND_MODULE) {
+		ret = mwin_region_create(fd, len, 0, &r->id, NULL);
+		if (ret)
+			return ret;
+		r->mem = mwin_region_mmap(fd, r->id, &r->len);
+		return r->mem ? 0 : -errno;
+	}
+	r->mem = test_map_anon(len, PROT_READ | PROT_WRITE);
+	if (!r->mem)
+		return -errno;
+	r->len = len;
+	r->fill = TEST_USER_FILL;
+	memset(r->mem, r->fill, len);
+	return test_usermem_create(fd, (uintptr_t)r->mem, len, 0, &r->id);
+}
+
+/*
+ * Destroy @r's region, its windows revoked, unless a test did (@r->id 0),
+ * then unmap its bytes. Destroy's result.
+ */
+static inline int test_region_destroy(int fd, struct test_region *r)
+{
+	int ret = 0;
+
+	if (r->id)
+		ret = mwin_region_destroy(fd, r->id, MWIN_REGION_DESTROY_FORCE);
+	r->id = 0;
+	if (r->mem)
+		munmap(r->mem, r->len);
+	r->mem = NULL;
+	return ret;
+}
+
 /* ---- tenants ------------------------------------------------------- */
 
 /* The length of the keys the tenant tests give their tenants. */
