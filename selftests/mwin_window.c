@@ -2,6 +2,10 @@
 /*
  * Windows over real RDMA traffic: a peer built on rdma-core connects to the
  * module and reads, writes and does atomics through the rkeys it is granted.
+ * The fixture's tests run over a module region and over a user region (its
+ * variants): rights, bounds, invalidate, rebind and every revocation hold
+ * for either kind's memory. Large windows over the module's chunks have a
+ * fixture of their own.
  */
 #include <pthread.h>
 
@@ -12,22 +16,34 @@
 FIXTURE(win)
 {
 	int fd;
-	uint32_t region;
-	uint8_t *mem;
-	size_t len;
+	struct test_region region;
 	struct mwpeer *a;
 	struct mwpeer *b;
+};
+
+FIXTURE_VARIANT(win)
+{
+	uint32_t kind;		/* the region's */
+};
+
+FIXTURE_VARIANT_ADD(win, module)
+{
+	.kind = MWIN_REGION_KIND_MODULE,
+};
+
+/* a buffer of this process */
+FIXTURE_VARIANT_ADD(win, user)
+{
+	.kind = MWIN_REGION_KIND_USER,
 };
 
 FIXTURE_SETUP(win)
 {
 	self->fd = mwin_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mwin_region_create(self->fd, REGION_LEN, 0, &self->region,
-					NULL));
-	self->mem = mwin_region_mmap(self->fd, self->region, &self->len);
-	ASSERT_NE(NULL, self->mem);
-	ASSERT_EQ(REGION_LEN, self->len);
+	ASSERT_EQ(0, test_region_create(self->fd, variant->kind, REGION_LEN,
+					&self->region));
+	ASSERT_EQ(REGION_LEN, self->region.len);
 	self->a = test_connect();
 	ASSERT_NE(NULL, self->a);
 	self->b = test_connect();
@@ -38,10 +54,7 @@ FIXTURE_TEARDOWN(win)
 {
 	mwpeer_close(self->a);
 	mwpeer_close(self->b);
-	if (self->mem)
-		munmap(self->mem, self->len);
-	EXPECT_EQ(0, mwin_region_destroy(self->fd, self->region,
-					 MWIN_REGION_DESTROY_FORCE));
+	EXPECT_EQ(0, test_region_destroy(self->fd, &self->region));
 	close(self->fd);
 }
 
@@ -53,7 +66,7 @@ static int grant(struct __test_metadata *_metadata, FIXTURE_DATA(win) *self,
 	struct mwpeer_msg m;
 	int ret;
 
-	*b = test_bind(self->region, mwpeer_id(p), off, len, access, 0);
+	*b = test_bind(self->region.id, mwpeer_id(p), off, len, access, 0);
 	ret = mwin_window_create(self->fd, b);
 	if (ret)
 		return ret;
@@ -79,9 +92,10 @@ TEST_F(win, write_read_land_in_region)
 
 	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, b.iova + 100,
 					       "hello window", 12));
-	EXPECT_EQ(0, memcmp(self->mem + 4096 + 100, "hello window", 12));
+	EXPECT_EQ(0, memcmp(self->region.mem + 4096 + 100, "hello window",
+			    12));
 
-	memcpy(self->mem + 4096 + 8000, "from the region", 15);
+	memcpy(self->region.mem + 4096 + 8000, "from the region", 15);
 	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, b.iova + 8000,
 					      buf, 15));
 	EXPECT_EQ(0, memcmp(buf, "from the region", 15));
@@ -97,13 +111,13 @@ TEST_F(win, byte_granular_edges)
 			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 1001, "F", 1));
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 4000, "L", 1));
-	EXPECT_EQ('F', self->mem[1001]);
-	EXPECT_EQ('L', self->mem[4000]);
+	EXPECT_EQ('F', self->region.mem[1001]);
+	EXPECT_EQ('L', self->region.mem[4000]);
 
 	/* One byte before: remote access error, the peer is torn down. */
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_write(self->a, b.rkey, 1000, "x", 1));
-	EXPECT_EQ(0, self->mem[1000]);
+	EXPECT_EQ(self->region.fill, self->region.mem[1000]);
 	EXPECT_EQ(0, test_wait_peer_gone(self->fd, peer));
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 
@@ -121,27 +135,27 @@ TEST_F(win, byte_granular_edges)
 	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_write(self->a, b.rkey, 3990, "0123456789AB", 12));
-	EXPECT_EQ(0, self->mem[3990]);
+	EXPECT_EQ(self->region.fill, self->region.mem[3990]);
 }
 
 TEST_F(win, read_only_window_refuses_write)
 {
 	struct mwin_window_bind b;
 
-	self->mem[0] = 'R';
+	self->region.mem[0] = 'R';
 	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
 			   MWIN_ACCESS_READ));
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 	EXPECT_EQ('R', ((char *)mwpeer_buf(self->a))[0]);
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_write(self->a, b.rkey, 0, "W", 1));
-	EXPECT_EQ('R', self->mem[0]);
+	EXPECT_EQ('R', self->region.mem[0]);
 }
 
 TEST_F(win, atomics_need_the_right)
 {
 	struct mwin_window_bind b, rw;
-	uint64_t old = 0, *word = (uint64_t *)(self->mem + 8192);
+	uint64_t old = 0, *word = (uint64_t *)(self->region.mem + 8192);
 	struct mwin_info before, after;
 
 	*word = 5;
@@ -166,10 +180,10 @@ TEST_F(win, atomics_need_the_right)
 	/* Without the atomic right both fail and change nothing. */
 	ASSERT_EQ(0, grant(_metadata, self, self->b, &rw, 16384, 64,
 			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
-	*(uint64_t *)(self->mem + 16384) = 1;
+	*(uint64_t *)(self->region.mem + 16384) = 1;
 	EXPECT_ACCESS_REFUSED(self->b,
 		  mwpeer_fadd(self->b, rw.rkey, 16384, 1, &old));
-	EXPECT_EQ(1, *(uint64_t *)(self->mem + 16384));
+	EXPECT_EQ(1, *(uint64_t *)(self->region.mem + 16384));
 }
 
 /*
@@ -184,7 +198,7 @@ TEST_F(win, write_only_window_is_never_readable)
 	int ret;
 
 	ASSERT_EQ(0, mwin_info(self->fd, &before, NULL, 0));
-	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->a), 0, 4096,
 		      MWIN_ACCESS_WRITE, 0);
 	ret = mwin_window_create(self->fd, &b);
 	if (!strcmp(test_provider(), "siw"))
@@ -197,7 +211,7 @@ TEST_F(win, write_only_window_is_never_readable)
 	}
 	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 0, "w", 1));
-	EXPECT_EQ('w', self->mem[0]);
+	EXPECT_EQ('w', self->region.mem[0]);
 	EXPECT_ACCESS_REFUSED(self->a, mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 }
 
@@ -218,7 +232,7 @@ TEST_F(win, invalidate_kills_the_rkey)
 	EXPECT_EQ(0, mwin_window_invalidate(self->fd, b.id));
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_write(self->a, b.rkey, 0, "x", 1));
-	EXPECT_EQ('v', self->mem[0]);
+	EXPECT_EQ('v', self->region.mem[0]);
 }
 
 TEST_F(win, rebind_new_key_new_range)
@@ -250,7 +264,7 @@ TEST_F(win, rebind_new_key_new_range)
 	EXPECT_EQ(4096, m.iova);
 	EXPECT_EQ(8192, m.length);
 
-	self->mem[4096] = 'n';
+	self->region.mem[4096] = 'n';
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 4096, NULL, 1));
 	/* The old key is dead... */
 	EXPECT_ACCESS_REFUSED(self->a,
@@ -282,7 +296,7 @@ TEST_F(win, rebind_rights_keeps_the_mr)
 	EXPECT_EQ(revoke.seq + 1, m.seq);
 	EXPECT_EQ(revoke.recv, m.recv);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 5099, "w", 1));
-	EXPECT_EQ('w', self->mem[5099]);
+	EXPECT_EQ('w', self->region.mem[5099]);
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_read(self->a, old, 100, NULL, 1));
 }
@@ -299,12 +313,12 @@ TEST_F(win, quiet_window_tells_the_peer_nothing)
 	struct mwpeer_msg m;
 	uint32_t first;
 
-	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->a), 0, 4096,
 		      MWIN_ACCESS_READ, MWIN_WINDOW_QUIET);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	ASSERT_EQ(0, mwin_window_get(self->fd, b.id, 0, &wi));
 	EXPECT_EQ(MWIN_WINDOW_QUIET, wi.wflags & MWIN_WINDOW_QUIET);
-	self->mem[10] = 'q';
+	self->region.mem[10] = 'q';
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->a, b.rkey, 10, NULL, 1));
 	EXPECT_EQ('q', ((char *)mwpeer_buf(self->a))[0]);
 
@@ -318,12 +332,12 @@ TEST_F(win, quiet_window_tells_the_peer_nothing)
 				 MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
 	EXPECT_NE(first, b.rkey);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 20, "w", 1));
-	EXPECT_EQ('w', self->mem[20]);
+	EXPECT_EQ('w', self->region.mem[20]);
 	ASSERT_EQ(0, mwin_window_invalidate(self->fd, b.id));
 	ASSERT_EQ(0, test_rebind(self->fd, &b, 0, 0, 4096, MWIN_ACCESS_READ));
 
 	/* The first message on this connection: none came before it. */
-	loud = test_bind(self->region, mwpeer_id(self->a), 8192, 4096,
+	loud = test_bind(self->region.id, mwpeer_id(self->a), 8192, 4096,
 			 MWIN_ACCESS_READ, 0);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &loud));
 	ASSERT_EQ(0, mwpeer_next_msg(self->a, &m, TEST_TIMEOUT_MS));
@@ -358,10 +372,10 @@ TEST_F(win, other_peer_cannot_use_rkey)
 			   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE));
 	EXPECT_ACCESS_REFUSED(self->b,
 		  mwpeer_write(self->b, b.rkey, 0, "B", 1));
-	EXPECT_EQ(0, self->mem[0]);
+	EXPECT_EQ(self->region.fill, self->region.mem[0]);
 	/* A is unaffected. */
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, b.rkey, 0, "A", 1));
-	EXPECT_EQ('A', self->mem[0]);
+	EXPECT_EQ('A', self->region.mem[0]);
 }
 
 TEST_F(win, send_with_invalidate_revokes)
@@ -439,7 +453,7 @@ TEST_F(win, foreign_send_with_invalidate_is_an_attack)
 	EXPECT_EQ(m.rkey, wi.rkey);
 	EXPECT_EQ(mwpeer_id(self->a), wi.peer);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_write(self->a, m.rkey, 0, "A", 1));
-	EXPECT_EQ('A', self->mem[0]);
+	EXPECT_EQ('A', self->region.mem[0]);
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
 }
@@ -455,7 +469,7 @@ TEST_F(win, foreign_invalidation_leaves_a_quiet_window_invalidated)
 	uint32_t bid = mwpeer_id(self->b);
 	struct mwpeer_msg m;
 
-	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->a), 0, 4096,
 		      MWIN_ACCESS_READ, MWIN_WINDOW_QUIET);
 	ASSERT_EQ(0, mwin_window_create(self->fd, &b));
 	mwpeer_send_inv(self->b, b.rkey);
@@ -560,13 +574,13 @@ TEST_F(win, overlap_needs_the_flag)
 
 	ASSERT_EQ(0, grant(_metadata, self, self->a, &b1, 0, 4096,
 			   MWIN_ACCESS_READ));
-	b2 = test_bind(self->region, mwpeer_id(self->b), 4095, 10,
+	b2 = test_bind(self->region.id, mwpeer_id(self->b), 4095, 10,
 		       MWIN_ACCESS_READ, 0);
 	EXPECT_EQ(-EBUSY, mwin_window_create(self->fd, &b2));
-	b2 = test_bind(self->region, mwpeer_id(self->b), 4096, 10,
+	b2 = test_bind(self->region.id, mwpeer_id(self->b), 4096, 10,
 		       MWIN_ACCESS_READ, 0);
 	EXPECT_EQ(0, mwin_window_create(self->fd, &b2));	/* adjacent */
-	b2 = test_bind(self->region, mwpeer_id(self->b), 100, 10,
+	b2 = test_bind(self->region.id, mwpeer_id(self->b), 100, 10,
 		       MWIN_ACCESS_READ, MWIN_WINDOW_OVERLAP);
 	EXPECT_EQ(0, mwin_window_create(self->fd, &b2));
 }
@@ -577,17 +591,16 @@ TEST_F(win, region_destroy_busy_then_force)
 
 	ASSERT_EQ(0, grant(_metadata, self, self->a, &b, 0, 4096,
 			   MWIN_ACCESS_READ));
-	EXPECT_EQ(-EBUSY, mwin_region_destroy(self->fd, self->region, 0));
+	EXPECT_EQ(-EBUSY, mwin_region_destroy(self->fd, self->region.id, 0));
 	EXPECT_EQ(MWIN_WINDOW_BOUND, test_window_state(self->fd, b.id));
-	ASSERT_EQ(0, mwin_region_destroy(self->fd, self->region,
+	ASSERT_EQ(0, mwin_region_destroy(self->fd, self->region.id,
 					 MWIN_REGION_DESTROY_FORCE));
 	EXPECT_MSG(self->a, MWIN_WIRE_REVOKE, b.id, b.rkey);
 	EXPECT_EQ(0, test_window_state(self->fd, b.id));	/* gone */
 	EXPECT_ACCESS_REFUSED(self->a,
 		  mwpeer_read(self->a, b.rkey, 0, NULL, 1));
-	/* The teardown's destroy finds it gone. */
-	ASSERT_EQ(0, mwin_region_create(self->fd, 4096, 0, &self->region,
-					NULL));
+	/* gone: the teardown has its bytes to unmap, nothing to destroy */
+	self->region.id = 0;
 }
 
 TEST_F(win, destroy_revokes)
@@ -610,7 +623,7 @@ TEST_F(win, fd_owned_window_dies_with_fd)
 	int fd2 = mwin_open();
 
 	ASSERT_LE(0, fd2);
-	b = test_bind(self->region, mwpeer_id(self->a), 0, 4096,
+	b = test_bind(self->region.id, mwpeer_id(self->a), 0, 4096,
 		      MWIN_ACCESS_READ, MWIN_CREATE_FD_OWNED);
 	ASSERT_EQ(0, mwin_window_create(fd2, &b));
 	EXPECT_MSG(self->a, MWIN_WIRE_GRANT, b.id, b.rkey);
@@ -649,7 +662,7 @@ TEST_F(win, fd_owned_region_dies_with_fd)
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(-ENOENT, mwin_region_get(self->fd, owned[i], 0, &ri));
 	EXPECT_EQ(0, mwin_region_get(self->fd, kept, 0, &ri));
-	EXPECT_EQ(0, mwin_region_get(self->fd, self->region, 0, &ri));
+	EXPECT_EQ(0, mwin_region_get(self->fd, self->region.id, 0, &ri));
 	EXPECT_EQ(0, mwin_region_destroy(self->fd, kept, 0));
 }
 
@@ -771,7 +784,8 @@ TEST_F(win, concurrent_churn)
 	int i, done = 0;
 
 	for (i = 0; i < 4; i++) {
-		c[i] = (struct churn){ .fd = self->fd, .region = self->region,
+		c[i] = (struct churn){ .fd = self->fd,
+				       .region = self->region.id,
 				       .peer = mwpeer_id(self->a),
 				       .base = (uint64_t)i << 16, .done = &done,
 				       .all = test_all_access(self->fd, self->a) };
@@ -799,11 +813,35 @@ TEST_F(win, concurrent_churn)
 }
 
 /*
+ * The module's own chunks, in module regions a test makes: a fixture
+ * without the variants, since a user region has its process's pages.
+ */
+FIXTURE(chunks)
+{
+	int fd;
+	struct mwpeer *a;
+};
+
+FIXTURE_SETUP(chunks)
+{
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	self->a = test_connect();
+	ASSERT_NE(NULL, self->a);
+}
+
+FIXTURE_TEARDOWN(chunks)
+{
+	mwpeer_close(self->a);
+	close(self->fd);
+}
+
+/*
  * Regions come in large chunks, so windows map large pages: a window of
  * far more than 512 pages of 4 KiB binds, byte-granular at both ends, and
  * a 1 GiB one (512 pages of 2 MiB) too.
  */
-TEST_F(win, large_windows)
+TEST_F(chunks, large_windows)
 {
 	uint64_t off = 4096 + 7, len = (6 << 20) - 100;
 	struct mwin_dev_info dev;
