@@ -5,6 +5,8 @@
  * nothing), who may call them (CAP_SYS_ADMIN; the owner may look), and
  * the connections: a peer of a tenant is admitted only with the right
  * name, key, address and quota, and each refusal says why and is counted.
+ * Last, a tenant's windows over a module region and over a user region
+ * (a fixture's variants): granted, read, written and revoked alike.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include "mwin_test.h"
 
 #define USER_A	60011
+#define PAGE	4096UL
 
 static void set_key(struct mwin_tenant_info *t, uint8_t fill, uint32_t len)
 {
@@ -1091,6 +1094,130 @@ TEST_F(conns, only_the_owner_grants)
 	mwpeer_close(anon);
 	mwpeer_close(p);
 	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, t.id));
+}
+
+/* ---- a tenant's windows, over either kind of region ------------------- */
+
+/*
+ * The tenant "mem" with key_a, a region of the variant's kind, and a peer
+ * of the tenant that proved the key.
+ */
+FIXTURE(tenant_mem)
+{
+	int fd;
+	uint32_t tenant;
+	struct test_region region;
+	struct mwpeer *p;
+};
+
+FIXTURE_VARIANT(tenant_mem)
+{
+	uint32_t kind;		/* the region's */
+};
+
+FIXTURE_VARIANT_ADD(tenant_mem, module)
+{
+	.kind = MWIN_REGION_KIND_MODULE,
+};
+
+/* a buffer of this process */
+FIXTURE_VARIANT_ADD(tenant_mem, user)
+{
+	.kind = MWIN_REGION_KIND_USER,
+};
+
+FIXTURE_SETUP(tenant_mem)
+{
+	int err;
+
+	self->fd = mwin_open();
+	ASSERT_LE(0, self->fd);
+	self->tenant = test_make_tenant(self->fd, "mem", key_a, MWIN_NO_OWNER);
+	ASSERT_NE(0, self->tenant);
+	ASSERT_EQ(0, test_region_create(self->fd, variant->kind, 16 * PAGE,
+					&self->region));
+	self->p = test_peer_of("mem", key_a, NULL, &err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(self->p),
+					  MWIN_PEER_CONNECTED));
+}
+
+FIXTURE_TEARDOWN(tenant_mem)
+{
+	mwpeer_close(self->p);
+	EXPECT_EQ(0, test_region_destroy(self->fd, &self->region));
+	EXPECT_EQ(0, mwin_tenant_destroy(self->fd, self->tenant));
+	close(self->fd);
+}
+
+/*
+ * A window granted to the tenant: its peer is told, reads the region's
+ * bytes and writes them, across a page and within the window alone; an
+ * invalidate kills the rkey before it returns.
+ */
+TEST_F(tenant_mem, reads_and_writes_until_revoked)
+{
+	uint8_t *mem = self->region.mem;
+	struct mwin_window_bind b;
+	char got[16];
+
+	memcpy(mem + 2 * PAGE - 8, "the owner wrote!", 16);
+	ASSERT_EQ(0, test_grant_tenant(self->fd, self->region.id, self->tenant,
+				       PAGE, 2 * PAGE,
+				       MWIN_ACCESS_READ | MWIN_ACCESS_WRITE,
+				       &b));
+	EXPECT_MSG(self->p, MWIN_WIRE_GRANT, b.id, b.rkey);
+	EXPECT_EQ(PAGE, b.iova);
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->p, b.rkey, 2 * PAGE - 8,
+					      got, 16));
+	EXPECT_EQ(0, memcmp(got, "the owner wrote!", 16));
+	/* a byte nobody wrote: the region's own */
+	ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->p, b.rkey, PAGE, got, 1));
+	EXPECT_EQ(self->region.fill, (uint8_t)got[0]);
+
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  test_write_fenced(self->p, test_iwarp(self->p), b.rkey,
+				    3 * PAGE - 6, "tenant", 6));
+	EXPECT_EQ(0, memcmp(mem + 3 * PAGE - 6, "tenant", 6));
+	EXPECT_EQ(self->region.fill, mem[3 * PAGE]);
+
+	ASSERT_EQ(0, mwin_window_invalidate(self->fd, b.id));
+	EXPECT_MSG(self->p, MWIN_WIRE_REVOKE, b.id, b.rkey);
+	EXPECT_ACCESS_REFUSED(self->p, mwpeer_write(self->p, b.rkey, PAGE,
+						    "x", 1));
+	EXPECT_EQ(self->region.fill, mem[PAGE]);
+}
+
+/*
+ * Each call that revokes a tenant's window kills its rkey before it
+ * returns; the tenant's peer, cut off by the refused READ, comes back
+ * with its key for the next.
+ */
+TEST_F(tenant_mem, each_revoke_kills_the_rkey)
+{
+	struct mwin_window_bind b;
+	enum test_revoke c;
+	uint32_t old;
+
+	for (c = 0; c < TEST_NR_REVOKES; c++) {
+		TH_LOG("%s", test_revoke_name(c));
+		ASSERT_EQ(0, test_grant_tenant(self->fd, self->region.id,
+					       self->tenant, c * PAGE, PAGE,
+					       MWIN_ACCESS_READ, &b));
+		ASSERT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->p, b.rkey,
+						      c * PAGE, NULL, 8));
+		old = b.rkey;
+		ASSERT_EQ(0, test_revoke(self->fd, c, &b, self->region.id));
+		if (c == TEST_REVOKE_REGION_DESTROY)
+			self->region.id = 0;
+		EXPECT_ACCESS_REFUSED(self->p, mwpeer_read(self->p, old,
+							   c * PAGE, NULL, 8));
+		ASSERT_EQ(0, test_wait_peer_gone(self->fd,
+						 mwpeer_id(self->p)));
+		ASSERT_EQ(0, mwpeer_reconnect(self->p));
+		ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(self->p),
+						  MWIN_PEER_CONNECTED));
+	}
 }
 
 TEST_HARNESS_MAIN
