@@ -483,20 +483,6 @@ static void expect_moved(struct __test_metadata *_metadata, int fd,
 		(*_m)->stats[MWIN_STAT_##_s] += (_n);			\
 } while (0)
 
-/* Wait until the module has no peer: those of earlier tests count no more. */
-static int wait_no_peers(int fd)
-{
-	struct mwin_info info;
-	int i;
-
-	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
-		if (!mwin_info(fd, &info, NULL, 0) && !info.nr_peers)
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
-}
-
 /* The reason the module counted an access error under, by @base; 0: none. */
 static uint32_t access_error_reason(int fd, const struct mwin_stats *base)
 {
@@ -584,7 +570,7 @@ TEST_F(obs, stats_count_exactly)
 	struct mwpeer_msg msg;
 	uint32_t t, pid, why;
 
-	ASSERT_EQ(0, wait_no_peers(self->fd));
+	ASSERT_EQ(0, test_wait_no_peers(self->fd));
 	t = test_make_tenant(self->fd, PREFIX "stats", NULL, MWIN_NO_OWNER);
 	ASSERT_NE(0, t);
 	ASSERT_EQ(0, mwin_stats(self->fd, MWIN_STATS_MODULE, 0, &m0));
@@ -911,7 +897,7 @@ TEST_F(obs, mwctl_stats)
 	uint32_t t, id;
 	jv *j;
 
-	ASSERT_EQ(0, wait_no_peers(self->fd));
+	ASSERT_EQ(0, test_wait_no_peers(self->fd));
 	t = test_make_tenant(self->fd, PREFIX "ctl", NULL, MWIN_NO_OWNER);
 	ASSERT_NE(0, t);
 	p = join(_metadata, self, PREFIX "ctl");

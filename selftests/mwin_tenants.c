@@ -374,23 +374,6 @@ static uint64_t module_rejects(int fd, int why)
 	return mwin_info(fd, &info, NULL, 0) ? ~0ULL : info.rejects[why];
 }
 
-/*
- * Wait until the module holds no peer: a test that closed its peer did not
- * wait for the module to let it go (mwpeer_close() returns at once).
- */
-static int wait_no_peers(int fd)
-{
-	struct mwin_info info;
-	int i;
-
-	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
-		if (!mwin_info(fd, &info, NULL, 0) && !info.nr_peers)
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
-}
-
 FIXTURE(conns)
 {
 	int fd;
@@ -414,7 +397,7 @@ FIXTURE_SETUP(conns)
 	ASSERT_EQ(0, mwin_region_create(self->fd, 1 << 20, 0, &self->region,
 					NULL));
 	/* the counts start from nothing: an earlier test's peers are gone */
-	ASSERT_EQ(0, wait_no_peers(self->fd));
+	ASSERT_EQ(0, test_wait_no_peers(self->fd));
 	ASSERT_EQ(0, mwin_info(self->fd, &self->before, NULL, 0));
 	self->qps = test_count_qps();
 }

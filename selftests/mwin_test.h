@@ -298,6 +298,23 @@ static inline int test_wait_peer_gone(int fd, uint32_t id)
 	return -ETIMEDOUT;
 }
 
+/*
+ * Poll until the module holds no peer: one a test closed may still be
+ * torn down (mwpeer_close() returns at once).
+ */
+static inline int test_wait_no_peers(int fd)
+{
+	struct mwin_info info;
+	int i;
+
+	for (i = 0; i < TEST_TIMEOUT_MS / 10; i++) {
+		if (!mwin_info(fd, &info, NULL, 0) && !info.nr_peers)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 /* Why the module let peer @id go, from its history; 0 if it did not. */
 static inline uint32_t test_gone_reason(int fd, uint32_t id)
 {
