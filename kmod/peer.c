@@ -791,10 +791,17 @@ static void peer_teardown(struct work_struct *work)
 	 */
 	spin_lock_bh(&p->send_lock);
 	spin_unlock_bh(&p->send_lock);
+	/*
+	 * Nothing reaches memory through the peer from here on. To ERR
+	 * before the disconnect: on iWARP the disconnect moves the QP to
+	 * CLOSING, and siw flushes from there only the request it is
+	 * sending; window requests queued behind it, on a connection siw
+	 * itself dropped (a refused access), would then complete only when
+	 * the QP is destroyed, and their caller wait for them in vain.
+	 */
+	peer_qps_to_err(p, NULL);
 	/* rxe leaves a faulted peer's QP silently in error: say so at once. */
 	rdma_disconnect(p->cm_id);
-	/* nothing reaches memory through the peer from here on */
-	peer_qps_to_err(p, NULL);
 	mwin_test_delay(MWIN_TEST_TEARDOWN);
 	ib_drain_qp(p->qp);
 	if (peer_own_reg_qp(p))

@@ -12,7 +12,10 @@
  * RTS, and only iw_accept() moves it there), so a peer's window requests
  * go on its connected QP (peer_create_reg_qp()). A QP goes to error when
  * its stream closes, so a flushed request means the connection ended,
- * not that a request failed (peer_failed_why()). siw invalidates an STag
+ * not that a request failed (peer_failed_why()). siw flushes the requests
+ * queued on a QP when it moves to ERR from RTS, but from CLOSING (where a
+ * disconnect leaves it) only the one it is sending: a peer's QPs go to ERR
+ * before it is disconnected (peer_teardown()). siw invalidates an STag
  * by its index, whatever its key byte (siw_invalidate_stag()): a remote
  * invalidation of an rkey the module replaced kills the live one. And it
  * answers an RDMA READ through any valid STag of the QP's PD, whatever
