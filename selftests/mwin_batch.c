@@ -51,22 +51,6 @@ FIXTURE_TEARDOWN(batch)
 	close(self->fd);
 }
 
-static int run_batch(int fd, struct mwin_batch_op *ops, uint32_t n,
-		     uint32_t *failed)
-{
-	struct mwin_window_batch cmd = {
-		.size = sizeof(cmd),
-		.count = n,
-		.op_size = sizeof(*ops),
-		.ops = (uintptr_t)ops,
-	};
-	int ret = mwin_ioctl(fd, MWIN_WINDOW_BATCH, &cmd);
-
-	if (failed)
-		*failed = cmd.failed;
-	return ret;
-}
-
 static struct mwin_batch_op op_rebind(uint32_t id, uint64_t off, uint64_t len,
 				      uint32_t access)
 {
@@ -121,7 +105,7 @@ TEST_F(batch, rebind_all_in_one_call)
 		ops[i] = op_rebind(self->w[i].id, i * 8192, 4096,
 				   MWIN_ACCESS_READ | MWIN_ACCESS_WRITE);
 	}
-	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, NWIN, &failed));
 	EXPECT_EQ(0, failed);
 	for (i = 0; i < NWIN; i++) {
 		struct mwpeer *p = i % 2 ? self->b : self->a;
@@ -166,7 +150,7 @@ TEST_F(batch, mixed_entries_take_effect_in_order)
 	uint32_t failed = 0;
 
 	drain(self->a);
-	ASSERT_EQ(0, run_batch(self->fd, ops, 6, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, 6, &failed));
 	EXPECT_EQ(1, failed);
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_NE(0, ops[0].id);
@@ -224,7 +208,7 @@ TEST_F(batch, create_all_in_one_call)
 	ops[NWIN] = ops[0];			/* its range is taken now */
 	ops[NWIN + 1] = ops[1];
 	ops[NWIN + 1].region = 999999;
-	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN + 2, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, NWIN + 2, &failed));
 	EXPECT_EQ(2, failed);
 	EXPECT_EQ(-EBUSY, ops[NWIN].result);
 	EXPECT_EQ(-ENOENT, ops[NWIN + 1].result);
@@ -283,7 +267,7 @@ TEST_F(batch, destroy_all_in_one_call)
 	ops[NWIN] = ops[5];
 	ops[NWIN + 1] = (struct mwin_batch_op){ .opcode = MWIN_BATCH_DESTROY,
 						.id = 999999 };
-	ASSERT_EQ(0, run_batch(self->fd, ops, NWIN + 2, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, NWIN + 2, &failed));
 	EXPECT_EQ(2, failed);
 	for (i = 0; i < NWIN; i++) {
 		EXPECT_EQ(0, ops[i].result);
@@ -333,7 +317,7 @@ TEST_F(batch, partial_failure_is_exact)
 	};
 	uint32_t failed = 0;
 
-	ASSERT_EQ(0, run_batch(self->fd, ops, 5, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, 5, &failed));
 	EXPECT_EQ(4, failed);
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_EQ(-ENOENT, ops[1].result);
@@ -384,7 +368,7 @@ TEST_F(batch, creates_undone_when_results_cannot_be_written)
 
 	/* the same creates, their results writable: every range was free */
 	ASSERT_EQ(0, mprotect(ops, 4096, PROT_READ | PROT_WRITE));
-	ASSERT_EQ(0, run_batch(self->fd, ops, 4, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, ops, 4, &failed));
 	EXPECT_EQ(0, failed);
 	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(0, ops[i].result);
@@ -451,7 +435,7 @@ TEST_F(batch, peer_change)
 	uint32_t failed = 1;
 
 	op.peer = mwpeer_id(self->b);
-	ASSERT_EQ(0, run_batch(self->fd, &op, 1, &failed));
+	ASSERT_EQ(0, mwin_window_batch(self->fd, &op, 1, &failed));
 	EXPECT_EQ(0, failed);
 	EXPECT_NE(self->w[0].rkey >> 8, op.rkey >> 8);
 	EXPECT_EQ(IBV_WC_SUCCESS, mwpeer_read(self->b, op.rkey, 0, NULL, 1));
@@ -480,7 +464,7 @@ static void *batch_racer(void *arg)
 			ops[i] = op_rebind(r->self->w[k].id, k * 8192, 4096,
 					   MWIN_ACCESS_READ);
 		}
-		if (run_batch(r->fd, ops, NWIN, &failed) || failed)
+		if (mwin_window_batch(r->fd, ops, NWIN, &failed) || failed)
 			r->errors++;
 	}
 	__atomic_add_fetch(r->done, 1, __ATOMIC_RELEASE);
@@ -536,7 +520,7 @@ static void *one_peer_racer(void *arg)
 		for (i = 0; i < r->n; i++)
 			ops[i] = op_rebind(r->w[i].id, r->w[i].offset, 4096,
 					   MWIN_ACCESS_READ);
-		if (run_batch(r->fd, ops, r->n, &failed) || failed)
+		if (mwin_window_batch(r->fd, ops, r->n, &failed) || failed)
 			r->errors++;
 	}
 	__atomic_add_fetch(r->done, 1, __ATOMIC_RELEASE);
