@@ -1200,6 +1200,7 @@ TEST_F(tenant_mem, each_revoke_kills_the_rkey)
 	struct mwin_window_bind b;
 	enum test_revoke c;
 	uint32_t old;
+	int r;
 
 	for (c = 0; c < TEST_NR_REVOKES; c++) {
 		TH_LOG("%s", test_revoke_name(c));
@@ -1216,7 +1217,10 @@ TEST_F(tenant_mem, each_revoke_kills_the_rkey)
 							   c * PAGE, NULL, 8));
 		ASSERT_EQ(0, test_wait_peer_gone(self->fd,
 						 mwpeer_id(self->p)));
-		ASSERT_EQ(0, mwpeer_reconnect(self->p));
+		r = mwpeer_reconnect(self->p);
+		if (r)
+			TH_LOG("reconnect: %s", mwpeer_errmsg(self->p));
+		ASSERT_EQ(0, r);
 		ASSERT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(self->p),
 						  MWIN_PEER_CONNECTED));
 	}
