@@ -66,6 +66,15 @@ static void peer_post_open(struct mwin_peer *p)
 }
 
 /*
+ * May @p be sent messages yet? On iWARP not before its first message
+ * (provider.c): until then they wait in its backlog. Under send_lock.
+ */
+static bool peer_may_send(const struct mwin_peer *p)
+{
+	return !p->dev->initiator_first || test_bit(MWIN_PEER_HEARD, &p->flags);
+}
+
+/*
  * Move the oldest backlogged messages into free slots and post them, full
  * ones at once, the last one unless a holder will. Under send_lock. The
  * open slot is empty while the backlog is not: a message is backlogged
@@ -78,7 +87,7 @@ static void peer_drain_backlog(struct mwin_peer *p)
 	lockdep_assert_held(&p->send_lock);
 	/* a failed post kills the peer, and leaves the slot full */
 	while (p->backlog_len && p->sends_inflight < MWIN_SEND_DEPTH &&
-	       !test_bit(MWIN_PEER_KILLED, &p->flags)) {
+	       peer_may_send(p) && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
 		b = &p->backlog[p->backlog_head];
 		peer_open_slot(p)[p->send_queued++] = b->msg;
 		p->backlog_head = (p->backlog_head + 1) % MWIN_SEND_BACKLOG;
@@ -210,7 +219,8 @@ static void peer_queue_msgs(struct mwin_peer *p, struct mwin_wire_msg *m,
 	spin_lock_bh(&p->send_lock);
 	while (n && !test_bit(MWIN_PEER_KILLED, &p->flags)) {
 		backlog = p->backlog_len ||
-			  p->sends_inflight == MWIN_SEND_DEPTH;
+			  p->sends_inflight == MWIN_SEND_DEPTH ||
+			  !peer_may_send(p);
 		if (backlog && !p->backlog) {
 			spin_unlock_bh(&p->send_lock);
 			if (peer_backlog_alloc(p)) {
@@ -450,9 +460,10 @@ void peer_queue_regrant(struct mwin_peer *p)
 }
 
 /*
- * The peer's handshake is over: it is up, if a connection slot is left
- * (admit.c); say so, start its keepalive and, for a tenant's peer, tell it
- * of its tenant's windows. Under @p->lock.
+ * The peer's handshake is over (the CM's ESTABLISHED, and on iWARP its
+ * first message too): it is up, if a connection slot is left (admit.c);
+ * say so, start its keepalive and, for a tenant's peer, tell it of its
+ * tenant's windows. Under @p->lock.
  */
 static bool peer_up(struct mwin_peer *p)
 {
@@ -500,9 +511,37 @@ static void peer_handshake_timeout(struct work_struct *work)
 	}
 }
 
+/* Up: the CM said ESTABLISHED and, on iWARP, its first message came. */
+static void peer_try_up(struct mwin_peer *p)
+{
+	bool up = false;
+
+	spin_lock(&p->lock);
+	if (p->state == MWIN_PEER_CONNECTING &&
+	    test_bit(MWIN_PEER_ESTABLISHED, &p->flags) && peer_may_send(p))
+		up = peer_up(p);
+	spin_unlock(&p->lock);
+	if (up)
+		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
+}
+
+/*
+ * The peer's first message, on iWARP: the messages held for it go out now,
+ * and it is up if the CM said so already.
+ */
+static void peer_heard(struct mwin_peer *p)
+{
+	spin_lock_bh(&p->send_lock);
+	set_bit(MWIN_PEER_HEARD, &p->flags);
+	peer_drain_backlog(p);
+	spin_unlock_bh(&p->send_lock);
+	peer_try_up(p);
+}
+
 /*
  * The payload of a peer's message carries nothing the module acts on; only
- * the invalidation a Send-with-Invalidate performed does.
+ * the invalidation a Send-with-Invalidate performed does, and on iWARP the
+ * first message's coming (peer_heard()).
  */
 static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -516,7 +555,11 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		peer_kill(p, peer_failed_why(p, wc->status));
 		return;
 	}
-	mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);
+	/* on iWARP the first one ends the handshake: not a message */
+	if (p->dev->initiator_first && !test_bit(MWIN_PEER_HEARD, &p->flags))
+		peer_heard(p);
+	else
+		mwin_count(p, MWIN_STAT_MSGS_RECEIVED, 1);
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		mwin_test_delay(MWIN_TEST_REMOTE_INV);
 		window_remote_invalidate(p, wc->ex.invalidate_rkey);
@@ -543,20 +586,15 @@ int peer_post_recvs(struct mwin_peer *p)
 }
 
 /*
- * The CM's ESTABLISHED: the peer is up. Under the
- * lock, so that a teardown, which marks the peer closing before it
- * cancels the keepalive, finds it armed or never to be armed.
+ * The CM's ESTABLISHED: the peer is up, on iWARP once its first message
+ * came too. peer_up() under the lock, so that a teardown, which marks the
+ * peer closing before it cancels the keepalive, finds it armed or never to
+ * be armed.
  */
 void peer_established(struct mwin_peer *p)
 {
-	bool up = false;
-
-	spin_lock(&p->lock);
-	if (p->state == MWIN_PEER_CONNECTING)
-		up = peer_up(p);
-	spin_unlock(&p->lock);
-	if (up)
-		mwin_event(MWIN_EVENT_PEER_UP, NULL, 0, p->obj.id, 0, 0);
+	set_bit(MWIN_PEER_ESTABLISHED, &p->flags);
+	peer_try_up(p);
 }
 
 void peer_free_bufs(struct mwin_peer *p)

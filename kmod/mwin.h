@@ -390,6 +390,8 @@ struct mwin_ucmd {
  * @reg_on_conn_qp: a peer's window requests go on its connected QP
  *	(iWARP: see provider.c)
  * @flush_on_close: a QP goes to error when its connection closes (iWARP)
+ * @initiator_first: the side that accepts a connection sends nothing
+ *	before the first message of the side that connected (iWARP's MPA)
  * @inv_any_key: an invalidation kills its MR's rkey whatever its key byte
  *	(siw)
  * @reads_unchecked: an RDMA READ needs no read right of the MR (siw)
@@ -418,6 +420,7 @@ struct mwin_dev {
 	bool kick;
 	bool reg_on_conn_qp;
 	bool flush_on_close;
+	bool initiator_first;
 	bool inv_any_key;
 	bool reads_unchecked;
 	const char *transport;
@@ -629,6 +632,8 @@ struct mwin_peer {
 #define MWIN_PEER_KEEPALIVE	1	/* a keepalive is in flight */
 #define MWIN_PEER_CUT_OFF	2	/* its QPs are in ERR: peer_qps_to_err() */
 #define MWIN_PEER_DRAINED	3	/* the teardown drained its QPs */
+#define MWIN_PEER_ESTABLISHED	4	/* the CM said ESTABLISHED */
+#define MWIN_PEER_HEARD		5	/* a message of the peer's came */
 #define MWIN_PEER_SET_UP	6	/* its CONNECT_REQUEST handler accepted it */
 #define MWIN_PEER_QUEUED	7	/* its teardown is queued */
 #define MWIN_PEER_QPS_UP	8	/* its QPs may have left RESET */

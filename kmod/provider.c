@@ -15,19 +15,29 @@
  * not that a request failed (peer_failed_why()). siw flushes the requests
  * queued on a QP when it moves to ERR from RTS, but from CLOSING (where a
  * disconnect leaves it) only the one it is sending: a peer's QPs go to ERR
- * before it is disconnected (peer_teardown()). siw invalidates an STag
- * by its index, whatever its key byte (siw_invalidate_stag()): a remote
- * invalidation of an rkey the module replaced kills the live one. And it
- * answers an RDMA READ through any valid STag of the QP's PD, whatever
- * its rights (siw_qp_tx.c checks the source with none): a window that may
- * be written but not read cannot be had there. Its transmit path builds a
- * payload of up to 32 bytes that crosses a page boundary from the wrong
- * bytes (siw_try_1seg(), Debian 6.1 and 6.12): the second page's part is
- * copied from a page's start, and, when that part is the longer, the first
- * page is read past its end. So a short READ across a page boundary of a
- * window can return bytes outside it: those the page holds before the
- * window, or those of the page physically after. mwin cannot mend that;
- * it says so when it adds the device (mwin_dev_warn_defects()).
+ * before it is disconnected (peer_teardown()).
+ *
+ * MPA (RFC 5044, its rules of connection startup) lets the side that
+ * accepted a connection send nothing before it has the other side's first
+ * FPDU, unless both negotiated a "ready to receive" message (RFC 6581),
+ * which siw does not: siw's connecting side fails the connection when an
+ * FPDU comes with the accept's private data (siw_recv_mpa_rr()). So on
+ * iWARP a peer owes its first SEND before the module sends it anything,
+ * and is up only once it came (peer_heard()).
+ *
+ * siw invalidates an STag by its index, whatever its key byte
+ * (siw_invalidate_stag()): a remote invalidation of an rkey the module
+ * replaced kills the live one. And it answers an RDMA READ through any
+ * valid STag of the QP's PD, whatever its rights (siw_qp_tx.c checks the
+ * source with none): a window that may be written but not read cannot be
+ * had there. Its transmit path builds a payload of up to 32 bytes that
+ * crosses a page boundary from the wrong bytes (siw_try_1seg(), Debian 6.1
+ * and 6.12): the second page's part is copied from a page's start, and,
+ * when that part is the longer, the first page is read past its end. So a
+ * short READ across a page boundary of a window can return bytes outside
+ * it: those the page holds before the window, or those of the page
+ * physically after. mwin cannot mend that; it says so when it adds the
+ * device (mwin_dev_warn_defects()).
  *
  * mlx5 (by its source): none of these; its limits are its attributes.
  */
@@ -48,6 +58,7 @@ void mwin_dev_set_provider(struct mwin_dev *dev)
 		dev->transport = "iWARP";
 		dev->reg_on_conn_qp = true;
 		dev->flush_on_close = true;
+		dev->initiator_first = true;
 	} else if (rdma_protocol_roce(ibdev, port)) {
 		dev->transport = "RoCE";
 	} else {

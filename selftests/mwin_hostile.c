@@ -17,8 +17,14 @@
  * A peer that sends requests to the module's registration QP, which takes
  * nothing from the network, costs itself its connection: every revoking
  * call after it returns with the peer's QPs in ERR.
+ *
+ * On iWARP a peer that never sends the first SEND it owes is told nothing
+ * and is gone within auth_timeout_ms.
  */
+#include <endian.h>
 #include <pthread.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -244,6 +250,103 @@ TEST_F(hostile, takes_no_messages)
 	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
 	EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
 	mwpeer_close(p);
+}
+
+/* A connected client of its own, librdmacm's, anonymous, and what it got */
+struct raw_peer {
+	struct rdma_cm_id *id;
+	struct ibv_mr *mr;
+	uint32_t peer;		/* the module's id of it, from the accept */
+	char buf[4 * sizeof(struct mwin_wire_msg)];
+};
+
+static int raw_connect(struct raw_peer *r)
+{
+	struct mwin_wire_hello h = { .magic = htole32(MWIN_WIRE_MAGIC),
+				     .version = MWIN_WIRE_VERSION };
+	struct rdma_conn_param cp = { .private_data = &h,
+				      .private_data_len = sizeof(h),
+				      .responder_resources = 1,
+				      .initiator_depth = 1 };
+	struct ibv_qp_init_attr qa = { .cap = { .max_send_wr = 1,
+						.max_recv_wr = 4,
+						.max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *ai;
+	const size_t msg = sizeof(struct mwin_wire_msg);
+	struct mwin_wire_accept acc;
+	char port[8];
+	size_t i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(port, sizeof(port), "%u", mwpeer_default_port());
+	if (rdma_getaddrinfo(test_host(), port, &hints, &ai))
+		return -errno;
+	ret = rdma_create_ep(&r->id, ai, NULL, &qa);
+	rdma_freeaddrinfo(ai);
+	if (ret)
+		return -errno;
+	r->mr = rdma_reg_msgs(r->id, r->buf, sizeof(r->buf));
+	if (!r->mr)
+		return -errno;
+	for (i = 0; i < sizeof(r->buf) / msg; i++)
+		if (rdma_post_recv(r->id, NULL, r->buf + i * msg, msg, r->mr))
+			return -errno;
+	/* synchronous: returns once established, the accept in id->event */
+	if (rdma_connect(r->id, &cp))
+		return -errno;
+	if (!r->id->event || r->id->event->param.conn.private_data_len <
+			     sizeof(acc))
+		return -EPROTO;
+	memcpy(&acc, r->id->event->param.conn.private_data, sizeof(acc));
+	r->peer = le32toh(acc.peer);
+	return 0;
+}
+
+static void raw_close(struct raw_peer *r)
+{
+	if (r->mr)
+		rdma_dereg_mr(r->mr);
+	if (r->id)
+		rdma_destroy_ep(r->id);
+}
+
+/*
+ * iWARP's MPA lets the module, which accepts, send nothing before the
+ * peer's first message (wire.rst, "Connecting"). A peer that never sends
+ * it is established for its CM, not up for the module: a window can be
+ * made for it, but it is not told of it, nor of anything, and its
+ * handshake, never over, ends its connection within auth_timeout_ms.
+ */
+TEST_F(hostile, iwarp_peer_owes_its_first_send)
+{
+	unsigned long auth = test_param("auth_timeout_ms");
+	struct mwin_peer_info pi;
+	struct mwin_window_bind b;
+	struct raw_peer r;
+	struct ibv_wc wc;
+	int i;
+
+	if (!test_iwarp(self->good))
+		SKIP(return, "iWARP's rule: RoCE's CM ends a handshake with the RTU");
+	ASSERT_NE(0, auth);
+	ASSERT_EQ(0, test_set_param("auth_timeout_ms", 2000));
+	ASSERT_EQ(0, raw_connect(&r));
+	ASSERT_EQ(0, mwin_peer_get(self->fd, r.peer, 0, &pi));
+	EXPECT_EQ(MWIN_PEER_CONNECTING, pi.state);
+	b = test_bind(self->region, r.peer, 8192, 4096, MWIN_ACCESS_READ, 0);
+	EXPECT_EQ(0, mwin_window_create(self->fd, &b));
+	for (i = 0; i < 10 && test_wait_peer_gone(self->fd, r.peer); i++)
+		;
+	EXPECT_EQ(-ENOENT, mwin_peer_get(self->fd, r.peer, 0, &pi));
+	/* its receives flushed at most: no message came */
+	while (ibv_poll_cq(r.id->recv_cq, 1, &wc) == 1)
+		EXPECT_NE(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(MWIN_WINDOW_UNBOUND, test_window_state(self->fd, b.id));
+	EXPECT_EQ(IBV_WC_SUCCESS, good_still_works(self));
+	raw_close(&r);
+	EXPECT_EQ(0, test_set_param("auth_timeout_ms", auth));
 }
 
 /* RNR retry count 7 means "forever": such a peer is refused. */

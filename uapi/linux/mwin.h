@@ -613,7 +613,8 @@ struct mwin_region_info {
 
 /**
  * enum mwin_peer_state - connection state of a peer
- * @MWIN_PEER_CONNECTING: accepted, not yet established
+ * @MWIN_PEER_CONNECTING: accepted, not yet established (on iWARP: or
+ *	its first SEND not yet come, see Documentation/wire.rst)
  * @MWIN_PEER_CONNECTED: established; windows can be granted
  * @MWIN_PEER_CLOSING: being torn down; its windows are being unbound
  * @MWIN_PEER_AUTHENTICATING: no longer used: a peer of a tenant with a
@@ -693,10 +694,10 @@ struct mwin_peer_info {
  *	state before the revoking call that found it returned. On iWARP,
  *	whose window operations go on the connected QP, such a failure is
  *	MWIN_DOWN_QP_ERROR
- * @MWIN_DOWN_HANDSHAKE: it was not established (no RTU) within
- *	auth_timeout_ms of its connect request, or when its handshake ended
- *	(established) the module, the
- *	anonymous peers or its tenant had no connection slot left (see
+ * @MWIN_DOWN_HANDSHAKE: it was not established (no RTU; on iWARP, no
+ *	first SEND) within auth_timeout_ms of its connect request, or when
+ *	its handshake ended (established) the module, the anonymous peers or
+ *	its tenant had no connection slot left (see
  *	struct mwin_stats.rejects for which)
  */
 enum mwin_down_reason {

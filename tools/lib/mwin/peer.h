@@ -223,6 +223,10 @@ struct mwpeer *mwpeer_create(const struct mwpeer_opts *opts);
  * proof (mwpeer_proof4()). It checks the module's proof in the accept and
  * fails when it is wrong. Both connects are bounded by one timeout.
  *
+ * On iWARP it then sends the module the one empty SEND that ends the
+ * handshake there (the module sends nothing before it: wire.rst), and
+ * waits for its completion.
+ *
  * Return: 0 or a negative errno, as for mwpeer_connect(), and for a
  * tenant's peer: -ENOKEY (the tenant has a key, and none was given),
  * -EACCES (a key was given, and the module's proof is wrong or it asked

@@ -550,6 +550,15 @@ static int conn_setup(struct mwpeer *p, const char *host, uint16_t port,
 		p->hs.version = a.version;
 		p->hs.peer = p->peer_id;
 	}
+	/*
+	 * iWARP's MPA: the module, which accepted, sends nothing before our
+	 * first message, and takes us for up only once it came (wire.rst).
+	 */
+	if (peer_iwarp(p)) {
+		r = peer_send_op(p, false, 0, NULL, 0);
+		if (r)
+			return r < 0 ? r : -ECONNRESET;
+	}
 	p->errmsg[0] = '\0';
 	return 0;
 }

@@ -214,6 +214,8 @@ int peer_tenant_accept(struct mwpeer *p, const void *data, size_t len);
 int peer_send_op(struct mwpeer *p, bool inv, uint32_t rkey,
 		 const void *buf, size_t len);
 int peer_mems_register(struct mwpeer *p);
+/* Is the connection iWARP's? */
+bool peer_iwarp(const struct mwpeer *p);
 int peer_mr_access(const struct mwpeer *p);
 void peer_mems_deregister(struct mwpeer *p);
 void peer_op_completed(struct mwpeer *p, const struct ibv_wc *wc);

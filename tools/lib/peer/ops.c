@@ -254,6 +254,11 @@ uint32_t mwpeer_lkey(const struct mwpeer *p, const void *addr, size_t len)
 	return m && m->mr ? m->mr->lkey : 0;
 }
 
+bool peer_iwarp(const struct mwpeer *p)
+{
+	return p->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
 /*
  * The rights of the library's memory: the sink of an RDMA READ. iWARP
  * places a READ's response as a tagged write to the sink's STag
@@ -262,8 +267,7 @@ uint32_t mwpeer_lkey(const struct mwpeer *p, const void *addr, size_t len)
 int peer_mr_access(const struct mwpeer *p)
 {
 	return IBV_ACCESS_LOCAL_WRITE |
-	       (p->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP ?
-		IBV_ACCESS_REMOTE_WRITE : 0);
+	       (peer_iwarp(p) ? IBV_ACCESS_REMOTE_WRITE : 0);
 }
 
 static int mem_register(struct mwpeer *p, struct peer_mem *m)
