@@ -684,6 +684,75 @@ TEST_F(conns, replayed_request_is_refused)
 }
 
 /*
+ * Rate tests send their attempts together, as a burst does: one after
+ * another they would each take longer than a token's refill on a slow
+ * (debug) kernel, and no attempt would ever find the bucket empty.
+ */
+#define RATE_BURST 6
+
+struct rate_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t open_cond;
+	bool open;
+};
+
+struct rate_try {
+	struct rate_gate *gate;
+	const void *priv;	/* the request's private data; NULL: a peer's */
+	size_t len;
+	int err;
+	int reason;
+};
+
+static void *rate_try(void *arg)
+{
+	struct rate_try *r = arg;
+	struct mwpeer_reject rej;
+	struct mwpeer *p;
+
+	pthread_mutex_lock(&r->gate->lock);
+	while (!r->gate->open)
+		pthread_cond_wait(&r->gate->open_cond, &r->gate->lock);
+	pthread_mutex_unlock(&r->gate->lock);
+	if (r->priv) {
+		r->err = raw_connect(r->priv, r->len, key_a, &rej, NULL);
+		r->reason = rej.wire_reason;
+		return NULL;
+	}
+	p = test_peer_of("acme", key_a, NULL, &r->err);
+	r->reason = p ? mwpeer_reject_reason(p) : 0;
+	mwpeer_close(p);
+	return NULL;
+}
+
+/*
+ * RATE_BURST connections to "acme" at once with key_a, each sending @priv
+ * (or, when NULL, what the peer library sends), their outcomes in @r.
+ */
+static int rate_burst(const void *priv, size_t len, struct rate_try *r)
+{
+	struct rate_gate gate = { PTHREAD_MUTEX_INITIALIZER,
+				  PTHREAD_COND_INITIALIZER, false };
+	pthread_t t[RATE_BURST];
+	int i, n, err = 0;
+
+	for (n = 0; n < RATE_BURST && !err; n++) {
+		r[n] = (struct rate_try){ .gate = &gate, .priv = priv,
+					  .len = len, .err = -EINPROGRESS };
+		err = -pthread_create(&t[n], NULL, rate_try, &r[n]);
+	}
+	if (err)
+		n--;
+	pthread_mutex_lock(&gate.lock);
+	gate.open = true;
+	pthread_cond_broadcast(&gate.open_cond);
+	pthread_mutex_unlock(&gate.lock);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return err;
+}
+
+/*
  * Guesses cost what connections cost: a request whose challenge is good
  * takes no conn_rate token (its hello took one) unless its proof is wrong.
  * With a bucket of 2, a hello and one wrong proof empty it; the next wrong
@@ -694,6 +763,7 @@ TEST_F(conns, wrong_proofs_take_rate_tokens)
 {
 	unsigned long old = test_param("conn_rate");
 	struct mwin_wire_proof_req r, bad;
+	struct rate_try t[RATE_BURST];
 	struct mwin_wire_challenge c;
 	struct mwpeer_reject rej;
 	int i, wrong = 0, limited = 0;
@@ -707,17 +777,17 @@ TEST_F(conns, wrong_proofs_take_rate_tokens)
 	proof_req(&c, key_a, 0x77, &r);
 	bad = r;
 	bad.proof[0] ^= 1;
-	for (i = 0; i < 6; i++) {
-		EXPECT_EQ(-ECONNREFUSED, raw_connect(&bad, sizeof(bad), key_a,
-						     &rej, NULL));
-		wrong += rej.wire_reason == MWIN_REJECT_BAD_PROOF;
-		limited += rej.wire_reason == MWIN_REJECT_RATE;
+	ASSERT_EQ(0, rate_burst(&bad, sizeof(bad), t));
+	for (i = 0; i < RATE_BURST; i++) {
+		EXPECT_EQ(-ECONNREFUSED, t[i].err);
+		wrong += t[i].reason == MWIN_REJECT_BAD_PROOF;
+		limited += t[i].reason == MWIN_REJECT_RATE;
 	}
 	/* one token left after the hello, and what refilled meanwhile */
 	EXPECT_GE(1 + (int)(2 * (test_now_s() - start)), wrong);
 	EXPECT_LE(1, wrong);
 	EXPECT_LE(1, limited);
-	EXPECT_EQ(6, wrong + limited);
+	EXPECT_EQ(RATE_BURST, wrong + limited);
 	EXPECT_EQ(limited, rejects(self->fd, self->tenant, MWIN_REJECT_RATE));
 	ASSERT_EQ(0, raw_connect(&r, sizeof(r), key_a, &rej, &p));
 	EXPECT_EQ(0, test_wait_peer_state(self->fd, mwpeer_id(p),
@@ -947,58 +1017,25 @@ TEST_F(conns, anonymous_peers)
 	EXPECT_EQ(0, test_set_param("max_anon_peers", 64));
 }
 
-/*
- * One source address connects conn_rate times a second at most. The
- * attempts go out together, as a burst does: one after another they
- * would each take longer than a token's refill on a slow (debug) kernel.
- */
-#define RATE_BURST 6
-
-struct rate_try {
-	pthread_barrier_t *go;
-	int err;
-	int reason;
-};
-
-static void *rate_try(void *arg)
-{
-	struct rate_try *r = arg;
-	struct mwpeer *p;
-
-	pthread_barrier_wait(r->go);
-	p = test_peer_of("acme", key_a, NULL, &r->err);
-	r->reason = p ? mwpeer_reject_reason(p) : 0;
-	mwpeer_close(p);
-	return NULL;
-}
-
+/* One source address connects conn_rate times a second at most. */
 TEST_F(conns, connection_rate)
 {
 	unsigned long old = test_param("conn_rate");
-	struct rate_try r[RATE_BURST] = {};
-	pthread_t t[RATE_BURST];
-	pthread_barrier_t go;
+	struct rate_try r[RATE_BURST];
 	int i, ok = 0, limited = 0;
 	double start;
 
 	ASSERT_EQ(0, test_set_param("conn_rate", 2));
 	usleep(1100 * 1000);	/* a full bucket */
-	ASSERT_EQ(0, pthread_barrier_init(&go, NULL, RATE_BURST + 1));
-	for (i = 0; i < RATE_BURST; i++) {
-		r[i].go = &go;
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, rate_try, &r[i]));
-	}
 	start = test_now_s();
-	pthread_barrier_wait(&go);
+	ASSERT_EQ(0, rate_burst(NULL, 0, r));
 	for (i = 0; i < RATE_BURST; i++) {
-		pthread_join(t[i], NULL);
 		ok += !r[i].err;
 		limited += r[i].err == -ECONNREFUSED &&
 			   r[i].reason == MWIN_REJECT_RATE;
 	}
 	/* no more than the full bucket and what refilled meanwhile */
 	EXPECT_GE(2 + (int)(2 * (test_now_s() - start)), ok);
-	pthread_barrier_destroy(&go);
 	EXPECT_EQ(0, test_set_param("conn_rate", old));
 	EXPECT_LE(2, ok);
 	EXPECT_LE(1, limited);
