@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +103,22 @@ static inline const char *test_provider(void)
 static inline bool test_on_rxe(void)
 {
 	return !strcmp(test_provider(), "rxe");
+}
+
+/*
+ * The kernel of make check-debug (KASAN, lockdep, ...: its release ends
+ * so, tools/testing/vm/debug.config), where one RDMA step can take
+ * seconds: for the few tests whose setup must outlast such a step.
+ */
+static inline bool test_debug_kernel(void)
+{
+	struct utsname u;
+	size_t n;
+
+	if (uname(&u))
+		return false;
+	n = strlen(u.release);
+	return n >= 11 && !strcmp(u.release + n - 11, "-mwin-debug");
 }
 
 /*
