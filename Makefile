@@ -243,7 +243,7 @@ host-snapshot:
 conformance: vm-modules selftests tools
 	bash $(TOP)/selftests/conformance.sh
 
-# The suite under a debug kernel (KASAN, lockdep, kmemleak, ...) built from
+# The failure paths' suites under a debug kernel (KASAN, lockdep, kmemleak, ...) built from
 # linux-source into build/debug-kernel/ (the first run builds it: 20 to 30 min on 2 cores).
 .PHONY: check-debug
 check-debug: deps selftests tools

@@ -3,7 +3,7 @@
 # kernel (debug-kernel.sh: KASAN, lockdep, kmemleak, ...), builds mwin.ko
 # against it from a copy of the module's sources (build/debug-kernel/src,
 # so the repo's own objects are untouched), boots it with vm-run and runs
-# the whole suite plus a kmemleak scan (debug-guest.sh).  Adds up the
+# a part of the suite plus a kmemleak scan (debug-guest.sh).  Adds up the
 # "# Totals:" lines like selftests/run-vm.sh and prints
 # "N passed, N failed, N skipped".  Fails on a failed test, a leak, or any
 # kernel report in the guest's dmesg (vm-run's checks).
@@ -11,14 +11,15 @@
 # Log: build/debug-kernel/check.log; kmemleak's raw report, if any, in
 # build/debug-kernel/out/kmemleak.txt.
 #   MWIN_CHECK_DEBUG_TIMEOUT  seconds for the VM run (default 2400; the
-#                             suite takes about 21 min)
+#                             suites take 13 to 25 min)
 #   MWIN_TEST_TIMEOUT         seconds per test binary (default here 1200)
-#   MWIN_TESTS                subset of test binaries, as for make check
-#   MWIN_SKIP_TESTS           binaries left out (default here the
-#                             conformance suite, the key statistics,
-#                             the mwctl suites but its monitor's and the
-#                             counters' suite, which make check runs on
-#                             both kernels; see tools/testing/vm/README.md)
+#   MWIN_TESTS                the test binaries (default here the
+#                             suites of the module's failure, race,
+#                             teardown and hostile paths, which need this
+#                             kernel's checkers most: debug_tests below;
+#                             make check runs every suite on both
+#                             kernels; see tools/testing/vm/README.md)
+#   MWIN_SKIP_TESTS           binaries left out of those
 #   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
 #                             here revoke_timeout_ms=1000
 #                             auth_timeout_ms=30000: RDMA under this
@@ -51,14 +52,22 @@ if ! bash "$here/build-modules.sh" "$tree" "$base" >&2; then
 fi
 t2=$(date +%s)
 
-# ---- the suite under the debug kernel
+# ---- the suites under the debug kernel: fault injection (only here),
+# injected delays, faults under load, unload and device removal, hostile
+# peers, user memory, races and the ioctl fuzzer. The others' module paths
+# are theirs too; they run in make check, on both kernels, rxe and siw.
+debug_tests=
+for t in mwin_fail_nth mwin_delays mwin_faults mwin_lifecycle mwin_hostile \
+	 mwin_usermem mwin_races mwin_fuzz; do
+	debug_tests="$debug_tests $top/build/selftests/$t"
+done
 mkdir -p "$base/out"
 rm -f "$base/out/kmemleak.txt"
 # build/debug-kernel/out is shared read-write with the guest (MWIN_VM_OUT)
 MWIN_VM_KERNEL_DIR=$stage MWIN_VM_OUT=$base/out \
 MWIN_KO=$base/mwin.ko MWIN_TEST_KO=$base/mwin-test.ko MWIN_DEBUG_OUT=$base/out \
 MWIN_TEST_TIMEOUT=${MWIN_TEST_TIMEOUT:-1200} \
-MWIN_SKIP_TESTS=${MWIN_SKIP_TESTS-mwin_conformance mwin_keys mwin_mwctl mwin_mwctl_leases mwin_mwctl_tenants mwin_mwctl_windows mwin_observe} \
+MWIN_TESTS=${MWIN_TESTS:-$debug_tests} \
 MWIN_MODULE_PARAMS=${MWIN_MODULE_PARAMS-revoke_timeout_ms=1000 auth_timeout_ms=30000} \
 	"$here/vm-run" --timeout "${MWIN_CHECK_DEBUG_TIMEOUT:-2400}" --log "$log" -- \
 	"$here/debug-guest.sh"

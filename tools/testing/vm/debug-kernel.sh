@@ -11,7 +11,9 @@
 # second run with the same inputs does nothing; an interrupted build is
 # resumed.  Prints the tree and the stage directory (two lines).
 # Progress goes to stderr, the build log to build/debug-kernel/<key>/build.log.
-# Needs root only to install missing build packages.
+# Needs root only to install missing build packages; `debug-kernel.sh
+# --packages` installs them and stops (.ci/run, before it builds the
+# kernel beside `make check`, which must not meet an apt-get of its own).
 # MWIN_DEBUG_KERNEL_JOBS: make -j (default: nproc).
 set -euo pipefail
 
@@ -44,6 +46,7 @@ need_pkgs() {
 }
 need_pkgs "$srcpkg" flex bison libelf-dev libssl-dev bc make gcc libc6-dev xz-utils kmod cpio
 [ -f "$tarball" ] || die "$tarball missing (package $srcpkg)"
+[ "${1:-}" != --packages ] || exit 0
 
 # ---- cache key
 version=$(dpkg-query -W -f='${Version}' "$srcpkg")
