@@ -106,19 +106,21 @@ static inline bool test_on_rxe(void)
 }
 
 /*
- * The kernel of make check-debug (KASAN, lockdep, ...: its release ends
- * so, tools/testing/vm/debug.config), where one RDMA step can take
- * seconds: for the few tests whose setup must outlast such a step.
+ * Running under make check-debug's kernel (KASAN, lockdep, ...), whose
+ * release ends in the suffix (CONFIG_LOCALVERSION in
+ * tools/testing/vm/debug.config)? One RDMA step there can take seconds:
+ * for the few tests whose setup must outlast such a step.
  */
 static inline bool test_debug_kernel(void)
 {
+	static const char suffix[] = "-mwin-debug";
+	size_t n, len = sizeof(suffix) - 1;
 	struct utsname u;
-	size_t n;
 
 	if (uname(&u))
 		return false;
 	n = strlen(u.release);
-	return n >= 11 && !strcmp(u.release + n - 11, "-mwin-debug");
+	return n >= len && !strcmp(u.release + n - len, suffix);
 }
 
 /*
