@@ -17,8 +17,8 @@
 #                             suites of the module's failure, race,
 #                             teardown and hostile paths, which need this
 #                             kernel's checkers most: debug_tests below;
-#                             make check runs every suite on both
-#                             kernels; see tools/testing/vm/README.md)
+#                             make check runs the others; see
+#                             tools/testing/vm/README.md)
 #   MWIN_SKIP_TESTS           binaries left out of those
 #   MWIN_MODULE_PARAMS        mwin.ko's parameters at every load (default
 #                             here revoke_timeout_ms=1000
